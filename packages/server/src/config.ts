@@ -1,0 +1,111 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import path from 'node:path';
+import { plans } from '@corral/contracts';
+
+/**
+ * The only module that reads the environment. Every variable is listed in `.env.example` and
+ * `docs/configuration.md`; `loadConfig` fails at start-up naming every bad one.
+ */
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const PositiveInt = Type.Integer({ minimum: 1 });
+
+const EnvSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  INGEST_PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  // Unset: embedded SQLite in DATA_DIR. postgres://… : PostgreSQL.
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Optional(PositiveInt),
+  // Which parts this process runs; `all` is the embedded shape (ARCHITECTURE.md, "three shapes").
+  CORRAL_ROLE: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('ingest'), Type.Literal('worker')])),
+  CORRAL_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  CORRAL_JWT_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  CORRAL_JWT_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  CORRAL_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  CORRAL_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  CORRAL_DEFAULT_PLAN: Type.Optional(Type.Union(plans.map((p) => Type.Literal(p)))),
+  CORRAL_SIGNING_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  CORRAL_RATE_LIMIT_FREE: Type.Optional(PositiveInt),
+  CORRAL_RATE_LIMIT_TEAM: Type.Optional(PositiveInt),
+  CORRAL_RATE_LIMIT_ENTERPRISE: Type.Optional(PositiveInt),
+  CORRAL_RETENTION_DAYS: Type.Optional(PositiveInt),
+  // Largest accepted request body. 1,000 events of ~1 KB fit in the default with room to spare.
+  CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  ),
+});
+type Env = Static<typeof EnvSchema>;
+
+export type ServiceRole = 'all' | 'api' | 'ingest' | 'worker';
+
+export interface Config {
+  readonly port: number;
+  readonly ingestPort: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly role: ServiceRole;
+  readonly jwt: {
+    readonly secret: string | undefined;
+    readonly jwksUrl: string | undefined;
+    readonly publicKeyPem: string | undefined;
+    readonly issuer: string | undefined;
+    readonly audience: string | undefined;
+  };
+  readonly defaultPlan: (typeof plans)[number];
+  readonly signingKey: string | undefined;
+  /** Ingest events per minute per organization, by plan (contract section 5). */
+  readonly rateLimits: { readonly free: number; readonly team: number; readonly enterprise: number };
+  readonly retentionDays: number;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Parses the environment once. Empty strings count as unset, so `FOO=` in a .env file is harmless. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const converted = Value.Convert(EnvSchema, raw);
+  const problems = [...Value.Errors(EnvSchema, converted)].map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const e = converted as Env;
+  return Object.freeze({
+    port: e.PORT ?? 8080,
+    ingestPort: e.INGEST_PORT ?? 4318,
+    host: e.HOST ?? '127.0.0.1',
+    dataDir: path.resolve(e.DATA_DIR ?? './data'),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE ?? 10,
+    role: e.CORRAL_ROLE ?? 'all',
+    jwt: Object.freeze({
+      secret: e.CORRAL_JWT_SECRET,
+      jwksUrl: e.CORRAL_JWT_JWKS_URL,
+      publicKeyPem: e.CORRAL_JWT_PUBLIC_KEY?.replace(/\\n/g, '\n'),
+      issuer: e.CORRAL_JWT_ISSUER,
+      audience: e.CORRAL_JWT_AUDIENCE,
+    }),
+    defaultPlan: e.CORRAL_DEFAULT_PLAN ?? 'free',
+    signingKey: e.CORRAL_SIGNING_KEY,
+    rateLimits: Object.freeze({
+      free: e.CORRAL_RATE_LIMIT_FREE ?? 60_000,
+      team: e.CORRAL_RATE_LIMIT_TEAM ?? 600_000,
+      enterprise: e.CORRAL_RATE_LIMIT_ENTERPRISE ?? 6_000_000,
+    }),
+    retentionDays: e.CORRAL_RETENTION_DAYS ?? 31,
+    bodyLimitBytes: e.CORRAL_BODY_LIMIT_BYTES ?? 5 * 1024 * 1024,
+    logLevel: e.LOG_LEVEL ?? 'info',
+  });
+}

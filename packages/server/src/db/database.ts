@@ -1,0 +1,79 @@
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Dialect } from './dialect/types.js';
+import { postgresDialect } from './dialect/postgres.js';
+import { sqliteDialect } from './dialect/sqlite.js';
+import type { Database } from './schema.js';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** The pg pool, for the PostgreSQL-only paths (LISTEN/NOTIFY, COPY). */
+  readonly pgPool: pg.Pool | undefined;
+  /** The SQLite file path, or ':memory:'. */
+  readonly sqlitePath: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  databaseUrl?: string | undefined;
+  sqlitePath?: string;
+  poolSize?: number;
+  /** PostgreSQL schema to use (tests isolate themselves in throw-away schemas). */
+  pgSchema?: string;
+}
+
+// BIGINT (int8) and NUMERIC come back from pg as strings by default; our BIGINTs are epoch
+// milliseconds and counters that fit a double exactly.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export function createDatabase(options: DatabaseOptions): Db {
+  if (options.databaseUrl) return createPostgres(options.databaseUrl, options.poolSize ?? 10, options.pgSchema);
+  return createSqlite(options.sqlitePath ?? ':memory:');
+}
+
+function createSqlite(file: string): Db {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    kysely,
+    dialect: sqliteDialect,
+    pgPool: undefined,
+    sqlitePath: file,
+    close: () => kysely.destroy(),
+  };
+}
+
+function createPostgres(url: string, poolSize: number, schema: string | undefined): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client's error (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: postgresDialect,
+    pgPool: pool,
+    sqlitePath: undefined,
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,3 @@
+import type { Dialect } from './types.js';
+
+export const postgresDialect: Dialect = { name: 'postgres', hasRowLocks: true };

@@ -1,0 +1,3 @@
+import type { Dialect } from './types.js';
+
+export const sqliteDialect: Dialect = { name: 'sqlite', hasRowLocks: false };

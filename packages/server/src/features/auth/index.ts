@@ -1,0 +1,2 @@
+export { createJwtVerifier, signJwt, type JwtVerifier, type JwtClaims, type JwtSettings } from './jwt.js';
+export { createAuthenticator } from './authenticator.js';

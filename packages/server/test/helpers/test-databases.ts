@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabase, type Db } from '../../src/db/database.js';
+import type { DialectName } from '../../src/db/dialect/types.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+/** Every store and API test runs once per engine available to this run. */
+export const pgUrl = inject('pgUrl');
+export const testDialects: DialectName[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDb {
+  db: Db;
+  /** The connection string and schema, for tests that start a second process on the same store. */
+  pg?: { url: string; schema: string };
+  sqliteFile?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated store: SQLite in memory (or a file when asked), or a new schema in the run's
+ * PostgreSQL database, dropped on close.
+ */
+export async function createTestDb(dialect: DialectName, opts: { sqliteFile?: string } = {}): Promise<TestDb> {
+  if (dialect === 'sqlite') {
+    const db = createDatabase({ sqlitePath: opts.sqliteFile ?? ':memory:' });
+    await migrateToLatest(db);
+    return { db, ...(opts.sqliteFile ? { sqliteFile: opts.sqliteFile } : {}), close: () => db.close() };
+  }
+  if (!pgUrl) throw new Error('PostgreSQL is not available in this run');
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const db = createDatabase({ databaseUrl: pgUrl, pgSchema: schema, poolSize: 5 });
+  await migrateToLatest(db);
+  return {
+    db,
+    pg: { url: pgUrl, schema },
+    async close() {
+      await db.close();
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
