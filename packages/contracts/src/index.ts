@@ -4,3 +4,7 @@ export * from './auth.js';
 export * from './keys.js';
 export * from './agents.js';
 export * from './audit.js';
+export * from './policies.js';
+export * from './controls.js';
+export * from './telemetry.js';
+export * from './dashboard.js';

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { fastifyCookie } from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Container } from './container.js';
 import { authPlugin } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { type HttpMetrics, installMetrics } from './http/metrics.js';
 import { installOpenApi } from './http/openapi.js';
 import { installValidation } from './http/validation.js';
@@ -31,6 +32,7 @@ async function createBase(host: 'api' | 'ingest', opts: AppOptions) {
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
   installValidation(app);
@@ -39,6 +41,8 @@ async function createBase(host: 'api' | 'ingest', opts: AppOptions) {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Before auth: the dashboard's session cookie is read while authenticating.
+  await app.register(fastifyCookie);
   await app.register(authPlugin, { authenticator: opts.container.authenticator });
   return app;
 }

@@ -74,12 +74,16 @@ export class ConfigError extends Error {
 /** Parses the environment once. Empty strings count as unset, so `FOO=` in a .env file is harmless. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(EnvSchema.properties)) {
+  const problems: string[] = [];
+  for (const [key, schema] of Object.entries(EnvSchema.properties)) {
     const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
+    if (value === undefined || value === '') continue;
+    // Value.Convert reads "1e6" as 1 and "true" as 1; a number must be written as digits.
+    if (schema.type === 'integer' && !/^-?\d+$/.test(value)) problems.push(`${key}: Expected a whole number, got "${value}"`);
+    else raw[key] = value;
   }
   const converted = Value.Convert(EnvSchema, raw);
-  const problems = [...Value.Errors(EnvSchema, converted)].map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`);
+  problems.push(...[...Value.Errors(EnvSchema, converted)].map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`));
   if (problems.length > 0) throw new ConfigError(problems);
   const e = converted as Env;
   return Object.freeze({

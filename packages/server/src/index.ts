@@ -5,3 +5,6 @@ export { createContainer, type Container } from './container.js';
 export { createDatabase, type Db } from './db/database.js';
 export { migrateToLatest } from './db/migrate.js';
 export { signJwt } from './features/auth/index.js';
+export { runService } from './run-service.js';
+export { migrateStore, setOrganizationPlan, type MigrationOutcome, type PlanChange } from './operator-tasks.js';
+export { generateOpenApiDocument } from './openapi-document.js';

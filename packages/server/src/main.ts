@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
-import { startService } from './service.js';
+import { runService } from './run-service.js';
 
 async function main(): Promise<void> {
   let config;
@@ -13,25 +13,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await startService(config, { level: config.logLevel });
-  const log = (service.api ?? service.ingest)?.log;
-  log?.info({ port: config.port, ingestPort: config.ingestPort, role: config.role, store: config.databaseUrl ? 'postgres' : 'sqlite' }, 'corral started');
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log?.info({ signal }, 'stopping');
-    service.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log?.error({ err }, 'unclean stop');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  await runService(config);
 }
 
 main().catch((err: unknown) => {

@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { createHttpMetrics } from './http/metrics.js';
 import { systemClock } from './lib/clock.js';
 import { loadOrCreateSecret } from './lib/secrets.js';
+import { generateSigningKeyPem } from './features/signing/index.js';
 
 export const SQLITE_FILE = 'corral.sqlite';
 
@@ -23,6 +24,23 @@ export function openDatabase(config: Config): Db {
 /** The HS256 secret: configured, or generated once into DATA_DIR. */
 export const jwtSecretOf = (config: Config): string => config.jwt.secret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret');
 
+/** The policy-signing key: configured, or generated once into DATA_DIR (a PKCS#8 PEM). */
+export const signingKeyOf = (config: Config): string =>
+  config.signingKey ?? loadOrCreateSecret(config.dataDir, 'signing-key.pem', generateSigningKeyPem);
+
+/** Wires the features for a configuration and store; the OpenAPI generator shares it. */
+export function createServiceContainer(config: Config, db: Db) {
+  return createContainer({
+    db,
+    clock: systemClock,
+    defaultPlan: config.defaultPlan,
+    rateLimits: config.rateLimits,
+    retentionDays: config.retentionDays,
+    jwt: { ...config.jwt, secret: jwtSecretOf(config) },
+    signingKey: signingKeyOf(config),
+  });
+}
+
 export interface RunningService {
   readonly api: FastifyInstance | undefined;
   readonly ingest: FastifyInstance | undefined;
@@ -37,12 +55,7 @@ export interface RunningService {
 export async function startService(config: Config, logger: FastifyServerOptions['logger']): Promise<RunningService> {
   const db = openDatabase(config);
   await migrateToLatest(db);
-  const container = await createContainer({
-    db,
-    clock: systemClock,
-    defaultPlan: config.defaultPlan,
-    jwt: { ...config.jwt, secret: jwtSecretOf(config) },
-  });
+  const container = await createServiceContainer(config, db);
   const metrics = createHttpMetrics();
   const appOptions = { container, metrics, logger, bodyLimitBytes: config.bodyLimitBytes };
   const servesApi = config.role === 'all' || config.role === 'api';

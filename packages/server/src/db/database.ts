@@ -15,6 +15,8 @@ export interface Db {
   readonly pgPool: pg.Pool | undefined;
   /** The SQLite file path, or ':memory:'. */
   readonly sqlitePath: string | undefined;
+  /** The better-sqlite3 handle, for the SQLite-only paths (telemetry's prepared-statement writer). */
+  readonly sqlite?: SqliteDatabase.Database | undefined;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,8 @@ function createSqlite(file: string): Db {
   // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
+  // 64 MB of page cache: telemetry writes touch several large indexes on every batch.
+  sqlite.pragma('cache_size = -65536');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
@@ -55,6 +59,7 @@ function createSqlite(file: string): Db {
     dialect: sqliteDialect,
     pgPool: undefined,
     sqlitePath: file,
+    sqlite,
     close: () => kysely.destroy(),
   };
 }

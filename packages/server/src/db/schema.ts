@@ -57,11 +57,104 @@ export interface AuditLogTable {
   created_at: number;
 }
 
+export interface PolicyVersionTable {
+  org_id: string;
+  agent_id: string;
+  version: number;
+  id: string;
+  hash: string;
+  mode: string;
+  description: string | null;
+  document: string;
+  created_by: string;
+  created_at: number;
+  activated_at: number | null;
+}
+
+/** Service-wide, not per organization: see migration 0002. */
+export interface SigningKeyTable {
+  keyid: string;
+  algorithm: string;
+  public_key: string;
+  created_at: number;
+  last_used_at: number;
+}
+
+/** Raw telemetry; see migration 0003 and docs/telemetry.md. */
+export interface TelemetryEventTable {
+  org_id: string;
+  ts: number;
+  request_id: string;
+  agent_id: string;
+  method: string;
+  url_host: string;
+  url_path: string;
+  status_code: number | null;
+  latency_ms: number | null;
+  policy_result: string;
+  deny_reason: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  gen_ai: string | null;
+  received_at: number;
+}
+
+/** PostgreSQL only: request_id uniqueness across the day partitions. */
+export interface TelemetryRequestIdTable {
+  org_id: string;
+  request_id: string;
+  ts: number;
+}
+
+interface RollupCounts {
+  org_id: string;
+  grain: number;
+  bucket_start: number;
+  total_calls: number;
+  allowed_calls: number;
+  denied_calls: number;
+  error_calls: number;
+}
+
+export interface TelemetryRollupTable extends RollupCounts {
+  agent_id: string;
+  latency_count: number;
+  latency_sum: number;
+  latency_hist: string;
+}
+
+export interface TelemetryHostRollupTable extends RollupCounts {
+  url_host: string;
+}
+
+export interface TelemetryRuleRollupTable {
+  org_id: string;
+  grain: number;
+  bucket_start: number;
+  rule_name: string;
+  total_calls: number;
+  denied_calls: number;
+  dry_run_calls: number;
+}
+
+export interface RateLimitStateTable {
+  org_id: string;
+  tat: number;
+}
+
 export interface Database {
   organizations: OrganizationTable;
   api_keys: ApiKeyTable;
   agents: AgentTable;
   audit_log: AuditLogTable;
+  policy_versions: PolicyVersionTable;
+  signing_keys: SigningKeyTable;
+  telemetry_events: TelemetryEventTable;
+  telemetry_request_ids: TelemetryRequestIdTable;
+  telemetry_rollups: TelemetryRollupTable;
+  telemetry_host_rollups: TelemetryHostRollupTable;
+  telemetry_rule_rollups: TelemetryRuleRollupTable;
+  rate_limit_state: RateLimitStateTable;
 }
 
 export type { Generated };

@@ -11,6 +11,7 @@ const fastifyCodes: Record<string, { status: number; code: ErrorCode; message?: 
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCode.invalidValue },
   FST_ERR_CTP_INVALID_TYPE: { status: 400, code: ErrorCode.invalidValue },
   FST_ERR_BAD_URL: { status: 400, code: ErrorCode.invalidValue, message: 'Malformed URL' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: ErrorCode.invalidValue, message: 'A path parameter is too long' },
 };
 
 const MAX_DETAILS = 20;
@@ -29,6 +30,15 @@ function validationDetails(error: FastifyError): FieldError[] {
 
 function toBody(status: number, code: string, message: string, requestId: string, details?: FieldError[]): ErrorBody {
   return { error: { code, message, ...(details && details.length > 0 ? { details } : {}), request_id: requestId } };
+}
+
+/**
+ * Errors the router raises before any route is chosen (a malformed or over-long path), which
+ * never reach the error handler; given to Fastify as `frameworkErrors`.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const known = (error.code ? fastifyCodes[error.code] : undefined) ?? { status: 500, code: ErrorCode.internal, message: 'Internal error' };
+  void reply.status(known.status).send(toBody(known.status, known.code, known.message ?? error.message, request.id));
 }
 
 /** The single error handler: every failure leaves as the contract's error body. */

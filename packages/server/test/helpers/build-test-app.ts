@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { buildApiApp, buildIngestApp } from '../../src/app.js';
 import { createContainer, type Container } from '../../src/container.js';
 import type { DialectName } from '../../src/db/dialect/types.js';
-import { signJwt } from '../../src/features/auth/index.js';
+import { signJwt, type JwtSettings } from '../../src/features/auth/index.js';
 import { createHttpMetrics } from '../../src/http/metrics.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { collectRoutes, listRoutes, type CollectedRoute, type RouteInfo } from './route-catalog.js';
 import { createTestDb, type TestDb } from './test-databases.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -24,6 +25,8 @@ export interface TestContext {
   api: FastifyInstance;
   ingest: FastifyInstance;
   clock: ReturnType<typeof createTestClock>;
+  /** Every route each host serves, found at run time (see route-catalog.ts). */
+  routes: { api: RouteInfo[]; ingest: RouteInfo[] };
   /** A JWT for an organization (a new one unless given) and role. */
   token(opts?: { orgId?: string; role?: Role; subject?: string }): Promise<string>;
   /** A fresh organization with an owner token. */
@@ -35,16 +38,25 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function buildTestContext(dialect: DialectName, opts: { plan?: 'free' | 'team' | 'enterprise' } = {}): Promise<TestContext> {
+export async function buildTestContext(
+  dialect: DialectName,
+  opts: { plan?: 'free' | 'team' | 'enterprise'; jwt?: Partial<JwtSettings> } = {},
+): Promise<TestContext> {
   const testDb = await createTestDb(dialect);
   const clock = createTestClock();
   const container = await createContainer({
     db: testDb.db,
     clock,
     defaultPlan: opts.plan ?? 'enterprise',
-    jwt: { secret: TEST_JWT_SECRET },
+    jwt: { secret: TEST_JWT_SECRET, ...opts.jwt },
   });
-  const appOptions = { container, metrics: createHttpMetrics(), logger: false, bodyLimitBytes: 5 * 1024 * 1024 };
+  const collected = { api: [] as CollectedRoute[], ingest: [] as CollectedRoute[] };
+  const observed = {
+    ...container,
+    apiRoutes: [collectRoutes(collected.api), ...container.apiRoutes],
+    ingestRoutes: [collectRoutes(collected.ingest), ...container.ingestRoutes],
+  };
+  const appOptions = { container: observed, metrics: createHttpMetrics(), logger: false, bodyLimitBytes: 5 * 1024 * 1024 };
   const api = await buildApiApp(appOptions);
   const ingest = await buildIngestApp(appOptions);
   await api.ready();
@@ -70,6 +82,7 @@ export async function buildTestContext(dialect: DialectName, opts: { plan?: 'fre
     api,
     ingest,
     clock,
+    routes: { api: listRoutes(api, 'api', collected.api), ingest: listRoutes(ingest, 'ingest', collected.ingest) },
     token,
     request,
     async newOrg() {

@@ -1,6 +1,8 @@
 import type { Migration } from 'kysely';
 import type { DialectName } from '../dialect/types.js';
 import { init } from './0001-init.js';
+import { controlPlane } from './0002-control-plane.js';
+import { telemetry } from './0003-telemetry.js';
 
 /**
  * The one migration set for both engines, in order. Names are never changed and a released
@@ -9,5 +11,7 @@ import { init } from './0001-init.js';
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-init': init(dialect),
+    '0002-control-plane': controlPlane(dialect),
+    '0003-telemetry': telemetry(dialect),
   };
 }

@@ -3,13 +3,18 @@ import { ErrorCode } from '@corral/contracts';
 import type { Db } from '../../db/database.js';
 import { ConflictError, NotFoundError, PlanLimitError, UnauthorizedError, ValidationError } from '../../errors.js';
 import type { Actor, Principal } from '../../http/principal.js';
-import { type Clock, toIso, toIsoOrNull } from '../../lib/clock.js';
+import { type Clock, parseTimestamp, toIso, toIsoOrNull } from '../../lib/clock.js';
 import { toPage } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditStore } from '../audit/index.js';
 import { type OrgStore, planLimits } from '../orgs/index.js';
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedKey, prefixOf } from './api-key-format.js';
 import type { ApiKeyRow, ApiKeyStore } from './api-key-store.js';
+
+/** What other features hear about keys, after the change has committed. */
+export interface ApiKeyEvents {
+  keyRevoked(orgId: string, keyId: string): void;
+}
 
 interface Deps {
   db: Pick<Db, 'kysely'>;
@@ -19,6 +24,7 @@ interface Deps {
   clock: Clock;
   /** How often last_used_at is written per key; reads stay exact to this granularity. */
   lastUsedResolutionMs?: number;
+  events?: ApiKeyEvents;
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKey {
@@ -37,7 +43,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
   };
 }
 
-export function createApiKeyService({ db, apiKeyStore, orgStore, auditStore, clock, lastUsedResolutionMs = 60_000 }: Deps) {
+export function createApiKeyService({ db, apiKeyStore, orgStore, auditStore, clock, lastUsedResolutionMs = 60_000, events }: Deps) {
   // last_used_at is written at most once per resolution per key and process, off the request
   // path: authentication stays one indexed read.
   const lastTouched = new Map<string, number>();
@@ -53,7 +59,7 @@ export function createApiKeyService({ db, apiKeyStore, orgStore, auditStore, clo
   return {
     async create(orgId: string, actor: Actor, input: CreateApiKeyBody): Promise<CreatedApiKey> {
       const now = clock.now();
-      const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
+      const expiresAt = input.expires_at ? parseTimestamp(input.expires_at) : null;
       if (expiresAt !== null && expiresAt <= now) {
         throw new ValidationError('expires_at must be in the future', [{ field: 'expires_at', message: 'must be in the future' }]);
       }
@@ -104,13 +110,16 @@ export function createApiKeyService({ db, apiKeyStore, orgStore, auditStore, clo
 
     async revoke(orgId: string, actor: Actor, id: string): Promise<void> {
       const now = clock.now();
-      await db.kysely.transaction().execute(async (trx) => {
+      const revoked = await db.kysely.transaction().execute(async (trx) => {
         const existing = await apiKeyStore.get(orgId, id, trx);
         if (!existing) throw new NotFoundError('API key');
         // Revoking twice is harmless and keeps the first revocation time.
-        if (!(await apiKeyStore.revoke(trx, orgId, id, now))) return;
+        if (!(await apiKeyStore.revoke(trx, orgId, id, now))) return false;
         await auditStore.record(trx, { orgId, actor, action: 'api_key.revoke', targetType: 'api_key', targetId: id, at: now });
+        return true;
       });
+      // Streams opened with the key close at once, here and in every other process.
+      if (revoked) events?.keyRevoked(orgId, id);
     },
 
     async delete(orgId: string, actor: Actor, id: string): Promise<void> {

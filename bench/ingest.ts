@@ -1,0 +1,137 @@
+/**
+ * Ingest throughput: `npm run bench -- ingest [--duration 20] [--connections 4] [--stores sqlite,postgres]`.
+ *
+ * For each store it starts the real service (packages/server/src/main.ts) as its own process,
+ * creates a key and ten agents, then this process, as the load generator (autocannon), posts
+ * 1,000-event batches with fresh request_ids to POST /v1/telemetry on the main host:
+ *   1. sustained: as fast as the server answers, for --duration seconds;
+ *   2. half load: a fixed rate of 50% of (1), reporting batch latency percentiles.
+ * Then the ceiling: a bare Fastify route (bench/_bare-server.ts) parsing the same bodies.
+ */
+import autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { signJwt } from '../packages/server/src/features/auth/index.js';
+import { flag, load, machine, startProcess, stopProcess, table } from './_bench-kit.js';
+
+const duration = Number(flag('duration', '20'));
+const connections = Number(flag('connections', '4'));
+const stores = flag('stores', 'sqlite,postgres').split(',');
+const pgAdminUrl = flag('pg', 'postgres://postgres@127.0.0.1:5432/postgres');
+const BATCH = 1000;
+const secret = 'bench-secret-that-is-long-enough-for-hs256-0123456789';
+
+/** 1,000 events as one JSON text, split where each batch puts its own request-id prefix. */
+function bodyFactory(agentIds: string[]): () => string {
+  const MARK = '\u0001';
+  const at = new Date().toISOString();
+  const methods = ['GET', 'GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE'];
+  const events = Array.from({ length: BATCH }, (_, i) => {
+    const result = i % 25 === 0 ? 'denied' : i % 33 === 0 ? 'error' : 'allowed';
+    return {
+      agent_id: agentIds[i % agentIds.length], timestamp: at, request_id: `${MARK}-${i}`, method: methods[i % methods.length],
+      url_host: `api${i % 20}.example.com`, url_path: `/v1/resources/{id}/items/${i % 7}`,
+      status_code: result === 'error' ? 502 : 200, latency_ms: 5 + ((i * 7919) % 400), policy_result: result,
+      ...(result === 'denied' ? { deny_reason: `rule-${i % 5}` } : {}),
+    };
+  });
+  const parts = JSON.stringify({ events, sdk_version: 'bench' }).split(MARK);
+  const run = randomUUID().slice(0, 8);
+  let n = 0;
+  return () => parts.join(`${run}-${++n}`);
+}
+
+interface Run {
+  eventsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function hammer(url: string, headers: Record<string, string>, nextBody: () => string, overallRate?: number): Promise<Run> {
+  const result = await autocannon({
+    url, connections, duration, ...(overallRate ? { overallRate } : {}),
+    requests: [{ method: 'POST', path: '/v1/telemetry', headers: { ...headers, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: nextBody() }) }],
+  });
+  return { eventsPerSecond: Math.round((result.requests.total * BATCH) / duration), p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+}
+
+async function prepareOrg(base: string): Promise<{ apiKey: string; agentIds: string[] }> {
+  const token = await signJwt(secret, { orgId: randomUUID(), role: 'owner', subject: 'bench' }, 3600);
+  const call = async (p: string, body: unknown) => {
+    const res = await fetch(`${base}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, string>>;
+  };
+  const { key } = await call('/v1/keys', { name: 'bench', scope: { kind: 'all' } });
+  const agentIds = [];
+  for (let i = 0; i < 10; i++) agentIds.push((await call('/v1/agents', { name: `bench agent ${i}` })).id!);
+  return { apiKey: key!, agentIds };
+}
+
+async function benchStore(store: string, port: number): Promise<Record<string, string | number>> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'corral-bench-'));
+  const dbName = `corral_bench_${process.pid}_${port}`;
+  let databaseUrl: string | undefined;
+  if (store === 'postgres') {
+    const admin = new pg.Client({ connectionString: pgAdminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const url = new URL(pgAdminUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startProcess('packages/server/src/main.ts', [], {
+    PORT: String(port), INGEST_PORT: String(port + 1), HOST: '127.0.0.1', DATA_DIR: dataDir, CORRAL_JWT_SECRET: secret,
+    CORRAL_DEFAULT_PLAN: 'enterprise', CORRAL_RATE_LIMIT_ENTERPRISE: '1000000000', LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  }, `${base}/healthz`);
+  try {
+    const { apiKey, agentIds } = await prepareOrg(base);
+    const nextBody = bodyFactory(agentIds);
+    const headers = { 'x-api-key': apiKey };
+    await autocannon({ url: base, connections, duration: 3, requests: [{ method: 'POST', path: '/v1/telemetry', headers: { ...headers, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: nextBody() }) }] });
+    const sustained = await hammer(base, headers, nextBody);
+    const half = await hammer(base, headers, nextBody, Math.max(1, Math.round(sustained.eventsPerSecond / BATCH / 2)));
+    return {
+      target: `corral on ${store}`, 'events/s': sustained.eventsPerSecond, 'batch p50 ms': sustained.p50, 'batch p99 ms': sustained.p99,
+      'p99 ms at 50% rate': half.p99, 'non-2xx': sustained.errors + half.errors,
+    };
+  } finally {
+    await stopProcess(server);
+    rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) {
+      const admin = new pg.Client({ connectionString: pgAdminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+}
+
+async function benchCeiling(port: number): Promise<Record<string, string | number>> {
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startProcess('bench/_bare-server.ts', [String(port)], {}, `${base}/healthz`);
+  try {
+    const nextBody = bodyFactory(Array.from({ length: 10 }, () => randomUUID()));
+    await autocannon({ url: base, connections, duration: 3, requests: [{ method: 'POST', path: '/v1/telemetry', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: nextBody() }) }] });
+    const run = await hammer(base, {}, nextBody);
+    return { target: 'bare Fastify parse (ceiling)', 'events/s': run.eventsPerSecond, 'batch p50 ms': run.p50, 'batch p99 ms': run.p99, 'p99 ms at 50% rate': '-', 'non-2xx': run.errors };
+  } finally {
+    await stopProcess(server);
+  }
+}
+
+console.log(`machine: ${machine()}; load average before: ${load()}`);
+console.log(`batches of ${BATCH} events, ${connections} connections, ${duration} s per run`);
+const rows = [await benchCeiling(19_100)];
+for (const [i, store] of stores.entries()) rows.push(await benchStore(store, 19_200 + i * 10));
+const ceiling = Number(rows[0]!['events/s']);
+for (const row of rows.slice(1)) row['share of ceiling'] = `${Math.round((Number(row['events/s']) / ceiling) * 100)}%`;
+console.log(table(rows));
+console.log(`load average after: ${load()}`);

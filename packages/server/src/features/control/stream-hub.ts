@@ -1,0 +1,139 @@
+import type { SseStream } from '../../http/sse.js';
+import type { Clock } from '../../lib/clock.js';
+
+/** One open control or dashboard stream. */
+export interface Subscriber {
+  readonly orgId: string;
+  readonly agentId: string;
+  /** The API key that opened it; revoking the key closes the stream. */
+  readonly keyId: string | undefined;
+  /** When the credential behind it (a session) expires; checked on each heartbeat. */
+  readonly expiresAt: number | undefined;
+  readonly stream: SseStream;
+}
+
+/** What this process last pushed to an agent's streams, so a change is pushed once. */
+export interface GroupState {
+  killSwitchActive: boolean;
+  policyVersion: number | null;
+}
+
+/** The streams of one agent in this process. `state` is unset until the first stream's `init`. */
+export interface AgentGroup {
+  readonly orgId: string;
+  readonly agentId: string;
+  readonly subscribers: Set<Subscriber>;
+  state: GroupState | undefined;
+  refreshing: Promise<void> | undefined;
+  isDirty: boolean;
+}
+
+export interface HubStats {
+  streams: number;
+  agents: number;
+  heartbeatTimers: number;
+  bufferedBytes: number;
+  pendingMessages: number;
+}
+
+export const HEARTBEAT_MS = 15_000;
+
+const groupKey = (orgId: string, agentId: string) => `${orgId}/${agentId}`;
+
+/**
+ * Every open stream of this process, by agent and by API key. One timer sends every stream's
+ * heartbeat; it runs only while a stream is open, so an idle process holds no timer.
+ */
+export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: Clock; heartbeatMs?: number }) {
+  const groups = new Map<string, AgentGroup>();
+  const byKey = new Map<string, Set<Subscriber>>();
+  let streams = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  function beat(): void {
+    const now = clock.now();
+    for (const group of groups.values()) {
+      for (const sub of group.subscribers) {
+        if (sub.expiresAt !== undefined && sub.expiresAt <= now) sub.stream.close();
+        else sub.stream.heartbeat();
+      }
+    }
+  }
+
+  function remove(sub: Subscriber): void {
+    const key = groupKey(sub.orgId, sub.agentId);
+    const group = groups.get(key);
+    if (!group?.subscribers.delete(sub)) return;
+    streams--;
+    if (group.subscribers.size === 0) groups.delete(key);
+    if (sub.keyId !== undefined) {
+      const forKey = byKey.get(sub.keyId);
+      forKey?.delete(sub);
+      if (forKey?.size === 0) byKey.delete(sub.keyId);
+    }
+    if (streams === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  }
+
+  function closeEach(subs: Iterable<Subscriber>): number {
+    let closed = 0;
+    for (const sub of [...subs]) {
+      sub.stream.close();
+      closed++;
+    }
+    return closed;
+  }
+
+  return {
+    /** Registers a stream; it leaves the hub by itself when it closes. */
+    add(sub: Subscriber): AgentGroup {
+      const key = groupKey(sub.orgId, sub.agentId);
+      let group = groups.get(key);
+      if (!group) {
+        group = { orgId: sub.orgId, agentId: sub.agentId, subscribers: new Set(), state: undefined, refreshing: undefined, isDirty: false };
+        groups.set(key, group);
+      }
+      group.subscribers.add(sub);
+      if (sub.keyId !== undefined) {
+        let forKey = byKey.get(sub.keyId);
+        if (!forKey) byKey.set(sub.keyId, (forKey = new Set()));
+        forKey.add(sub);
+      }
+      streams++;
+      sub.stream.onClosed = () => remove(sub);
+      if (!timer) {
+        timer = setInterval(beat, heartbeatMs);
+        timer.unref();
+      }
+      return group;
+    },
+
+    group: (orgId: string, agentId: string): AgentGroup | undefined => groups.get(groupKey(orgId, agentId)),
+    groups: (): AgentGroup[] => [...groups.values()],
+
+    /** Sends one encoded message to every stream of the agent. */
+    broadcast(group: AgentGroup, key: string, message: Buffer | string): void {
+      for (const sub of group.subscribers) sub.stream.sendFormatted(key, message);
+    },
+
+    closeAgent: (orgId: string, agentId: string): number => closeEach(groups.get(groupKey(orgId, agentId))?.subscribers ?? []),
+    closeKey: (keyId: string): number => closeEach(byKey.get(keyId) ?? []),
+    closeAll: (): number => closeEach([...groups.values()].flatMap((g) => [...g.subscribers])),
+
+    stats(): HubStats {
+      let bufferedBytes = 0;
+      let pendingMessages = 0;
+      for (const group of groups.values()) {
+        for (const sub of group.subscribers) {
+          const b = sub.stream.buffered;
+          bufferedBytes += b.bytes;
+          pendingMessages += b.messages;
+        }
+      }
+      return { streams, agents: groups.size, heartbeatTimers: timer ? 1 : 0, bufferedBytes, pendingMessages };
+    },
+  };
+}
+export type StreamHub = ReturnType<typeof createStreamHub>;

@@ -1,0 +1,3 @@
+export { createDashboardStore, type DashboardStore } from './dashboard-store.js';
+export { createDashboardService, type DashboardService } from './dashboard-service.js';
+export { dashboardRoutes } from './dashboard-routes.js';

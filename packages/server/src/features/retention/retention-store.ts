@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { GRAINS } from '../telemetry/index.js';
+
+const CHUNK = 5000;
+const rollupTables = ['telemetry_rollups', 'telemetry_host_rollups', 'telemetry_rule_rollups'] as const;
+
+/** Deletes that retention needs besides dropping partitions; chunked so writers get turns. */
+export function createRetentionStore(db: Db) {
+  const k = db.kysely;
+  const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  async function deleteInChunks(run: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await run();
+      total += n;
+      if (n < CHUNK) return total;
+      await yieldToOthers();
+    }
+  }
+
+  return {
+    async orgIds(): Promise<string[]> {
+      return (await k.selectFrom('organizations').select('org_id').execute()).map((r) => r.org_id);
+    },
+
+    /** SQLite keeps raw events in one table: delete them by the (org_id, ts) index. */
+    async deleteEventsBefore(orgId: string, cutoff: number): Promise<number> {
+      return deleteInChunks(async () => {
+        const r = await sql`DELETE FROM telemetry_events WHERE rowid IN (
+          SELECT rowid FROM telemetry_events WHERE org_id = ${orgId} AND ts < ${cutoff} LIMIT ${CHUNK})`.execute(k);
+        return Number(r.numAffectedRows ?? 0);
+      });
+    },
+
+    /** PostgreSQL's request-id claims outlive no event: the BRIN index finds the old ones. */
+    async deleteRequestIdsBefore(cutoff: number): Promise<number> {
+      return deleteInChunks(async () => {
+        const r = await sql`DELETE FROM telemetry_request_ids WHERE ctid IN (
+          SELECT ctid FROM telemetry_request_ids WHERE ts < ${cutoff} LIMIT ${CHUNK})`.execute(k);
+        return Number(r.numAffectedRows ?? 0);
+      });
+    },
+
+    /** Rollup buckets that end at or before the cutoff, every grain and table. */
+    async deleteRollupsBefore(orgId: string, cutoff: number): Promise<number> {
+      let total = 0;
+      for (const table of rollupTables) {
+        for (const grain of GRAINS) {
+          const r = await k.deleteFrom(table).where('org_id', '=', orgId).where('grain', '=', grain).where('bucket_start', '<=', cutoff - grain).executeTakeFirst();
+          total += Number(r.numDeletedRows);
+        }
+      }
+      return total;
+    },
+
+    /** Rate-limit rows whose state is long past carry no information. */
+    async deleteIdleRateLimits(before: number): Promise<void> {
+      await k.deleteFrom('rate_limit_state').where('tat', '<', before).execute();
+    },
+  };
+}
+export type RetentionStore = ReturnType<typeof createRetentionStore>;

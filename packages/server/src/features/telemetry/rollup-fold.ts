@@ -1,0 +1,154 @@
+import type { TelemetryEventTable } from '../../db/schema.js';
+import { addValue, createHistogram, type LogHistogram, mergeInto, serializeHistogram } from '../../lib/log-histogram.js';
+
+export type EventRow = TelemetryEventTable;
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** Rollup grains, finest first. Every batch is folded into all three in its own transaction. */
+export const GRAINS = [MINUTE_MS, HOUR_MS, DAY_MS] as const;
+/** The agent_id of an organization-wide rollup row. */
+export const ALL_AGENTS = '00000000-0000-0000-0000-000000000000';
+
+interface Counts {
+  total_calls: number;
+  allowed_calls: number;
+  denied_calls: number;
+  error_calls: number;
+}
+export interface AgentRollup extends Counts {
+  grain: number;
+  bucket_start: number;
+  agent_id: string;
+  latency_count: number;
+  latency_sum: number;
+  latency_hist: string;
+}
+export interface HostRollup extends Counts {
+  grain: number;
+  bucket_start: number;
+  url_host: string;
+}
+export interface RuleRollup {
+  grain: number;
+  bucket_start: number;
+  rule_name: string;
+  total_calls: number;
+  denied_calls: number;
+  dry_run_calls: number;
+}
+export interface FoldedBatch {
+  agents: AgentRollup[];
+  hosts: HostRollup[];
+  rules: RuleRollup[];
+}
+
+interface AgentAcc extends Counts {
+  latency_count: number;
+  latency_sum: number;
+  hist: LogHistogram;
+}
+const newCounts = (): Counts => ({ total_calls: 0, allowed_calls: 0, denied_calls: 0, error_calls: 0 });
+const newAgentAcc = (): AgentAcc => ({ ...newCounts(), latency_count: 0, latency_sum: 0, hist: createHistogram() });
+
+function countResult(c: Counts, result: string, n = 1): void {
+  c.total_calls += n;
+  if (result === 'allowed') c.allowed_calls += n;
+  else if (result === 'denied') c.denied_calls += n;
+  else c.error_calls += n;
+}
+
+function addCounts(into: Counts, from: Counts): void {
+  into.total_calls += from.total_calls;
+  into.allowed_calls += from.allowed_calls;
+  into.denied_calls += from.denied_calls;
+  into.error_calls += from.error_calls;
+}
+
+function getOr<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) map.set(key, (v = make()));
+  return v;
+}
+
+/** "minute|dimension" keys; the minute start is the first field so coarser grains derive from it. */
+const keyOf = (minute: number, dim: string) => `${minute}|${dim}`;
+function splitKey(key: string): [number, string] {
+  const bar = key.indexOf('|');
+  return [Number(key.slice(0, bar)), key.slice(bar + 1)];
+}
+
+/**
+ * Folds the events a transaction stored into rollup rows for every grain, sorted by key so
+ * concurrent writers lock rows in one order (no deadlocks on PostgreSQL).
+ */
+export function foldBatch(events: readonly EventRow[]): FoldedBatch {
+  const agents = new Map<string, AgentAcc>();
+  const hosts = new Map<string, Counts>();
+  const rules = new Map<string, RuleRollup>();
+  for (const e of events) {
+    const minute = e.ts - (e.ts % MINUTE_MS);
+    for (const agentId of [e.agent_id, ALL_AGENTS]) {
+      const acc = getOr(agents, keyOf(minute, agentId), newAgentAcc);
+      countResult(acc, e.policy_result);
+      if (e.latency_ms !== null) {
+        acc.latency_count += 1;
+        acc.latency_sum += e.latency_ms;
+        addValue(acc.hist, e.latency_ms);
+      }
+    }
+    countResult(getOr(hosts, keyOf(minute, e.url_host), newCounts), e.policy_result);
+    if (e.deny_reason !== null) {
+      const rule = getOr(rules, keyOf(minute, e.deny_reason), () => ({
+        grain: MINUTE_MS, bucket_start: minute, rule_name: e.deny_reason ?? '', total_calls: 0, denied_calls: 0, dry_run_calls: 0,
+      }));
+      rule.total_calls += 1;
+      if (e.policy_result === 'denied') rule.denied_calls += 1;
+      else if (e.policy_result === 'allowed') rule.dry_run_calls += 1;
+    }
+  }
+  return {
+    agents: rollUp(agents, newAgentAcc, (into, from) => {
+      addCounts(into, from);
+      into.latency_count += from.latency_count;
+      into.latency_sum += from.latency_sum;
+      mergeInto(into.hist, from.hist);
+    }).map(([grain, bucket, agentId, a]) => ({
+      grain, bucket_start: bucket, agent_id: agentId,
+      total_calls: a.total_calls, allowed_calls: a.allowed_calls, denied_calls: a.denied_calls, error_calls: a.error_calls,
+      latency_count: a.latency_count, latency_sum: a.latency_sum, latency_hist: serializeHistogram(a.hist),
+    })),
+    hosts: rollUp(hosts, newCounts, addCounts).map(([grain, bucket, host, c]) => ({ grain, bucket_start: bucket, url_host: host, ...c })),
+    rules: rollUp(
+      new Map([...rules].map(([k, r]) => [k, { total: r.total_calls, denied: r.denied_calls, dryRun: r.dry_run_calls }])),
+      () => ({ total: 0, denied: 0, dryRun: 0 }),
+      (into, from) => {
+        into.total += from.total;
+        into.denied += from.denied;
+        into.dryRun += from.dryRun;
+      },
+    ).map(([grain, bucket, rule, r]) => ({ grain, bucket_start: bucket, rule_name: rule, total_calls: r.total, denied_calls: r.denied, dry_run_calls: r.dryRun })),
+  };
+}
+
+/** Minute accumulators → [grain, bucket, dimension, accumulator] for every grain, in key order. */
+function rollUp<A>(minutes: Map<string, A>, make: () => A, merge: (into: A, from: A) => void): Array<[number, number, string, A]> {
+  const out: Array<[number, number, string, A]> = [];
+  for (const grain of GRAINS) {
+    const level = new Map<string, { bucket: number; dim: string; acc: A }>();
+    for (const [key, acc] of minutes) {
+      const [minute, dim] = splitKey(key);
+      const bucket = minute - (minute % grain);
+      if (grain === MINUTE_MS) {
+        level.set(key, { bucket, dim, acc });
+        continue;
+      }
+      const entry = getOr(level, keyOf(bucket, dim), () => ({ bucket, dim, acc: make() }));
+      merge(entry.acc, acc);
+    }
+    const sorted = [...level.values()].sort((a, b) => a.bucket - b.bucket || (a.dim < b.dim ? -1 : a.dim > b.dim ? 1 : 0));
+    for (const e of sorted) out.push([grain, e.bucket, e.dim, e.acc]);
+  }
+  return out;
+}
