@@ -172,6 +172,6 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, opts: Open
   const socket = res.socket instanceof Socket ? res.socket : undefined;
   socket?.setNoDelay(true);
   const stream = new SseStream(res, socket ?? res, opts.held === true);
-  res.once('close', () => stream.markClosed());
+  res.on('close', () => stream.markClosed());
   return stream;
 }

@@ -15,7 +15,37 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  addFastDateTime(ajv);
   return ajv;
+}
+
+// The shape SDKs send (`2025-01-31T12:34:56.789Z`), positions fixed, so digits are read in place.
+const COMMON_DATE_TIME = /^\d\d\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const twoDigits = (s: string, at: number) => (s.charCodeAt(at) - 48) * 10 + s.charCodeAt(at + 1) - 48;
+
+/** Whether a timestamp of the common shape is a real date and time; false sends it to the full check. */
+function commonDateTimeValid(s: string): boolean {
+  if (!COMMON_DATE_TIME.test(s)) return false;
+  const year = Number(s.slice(0, 4));
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month] ?? 0);
+  return day >= 1 && day <= days && twoDigits(s, 11) <= 23 && twoDigits(s, 14) <= 59 && twoDigits(s, 17) <= 59;
+}
+
+/**
+ * ajv-formats' `date-time` splits the text and runs two regular expressions per value, three
+ * quarters of the validation time of a 1,000-event telemetry batch. The common shape is
+ * checked in place first; anything else (offsets, leap seconds, invalid text) gets the full
+ * check, so the format accepts exactly what it accepted before.
+ */
+function addFastDateTime(ajv: Ajv): void {
+  const full = ajv.formats['date-time'];
+  if (full === undefined || typeof full !== 'object' || !('validate' in full) || typeof full.validate !== 'function') return;
+  const validateFull = full.validate as (s: string) => boolean;
+  ajv.addFormat('date-time', { ...full, validate: (s: string) => commonDateTimeValid(s) || validateFull(s) } as typeof full);
 }
 
 /** Whether any string or key in a parsed value holds U+0000: a plain scan, cheap on 1,000-event batches. */
@@ -37,6 +67,16 @@ function nulAt(value: unknown, at: string): string {
   return at;
 }
 
+const nulFree = new WeakSet<object>();
+
+/**
+ * For a body parser that has the JSON text: JSON can only spell U+0000 as the escape `\u0000`,
+ * so a text without that sequence cannot hold it, and the scan of the parsed value is skipped.
+ */
+export function markNulFreeIfText(parsed: unknown, text: Buffer): void {
+  if (typeof parsed === 'object' && parsed !== null && text.indexOf('\\u0000') === -1) nulFree.add(parsed);
+}
+
 /**
  * Text holding U+0000 is refused like any other bad value: PostgreSQL cannot store it in a text
  * column, so letting it through would be a 500 on one engine and silent success on the other.
@@ -47,7 +87,7 @@ function refusingNul(validate: ValidateFunction): ValidateFunction {
       wrapped.errors = validate.errors;
       return false;
     }
-    if (!hasNul(data)) return true;
+    if ((typeof data === 'object' && data !== null && nulFree.has(data)) || !hasNul(data)) return true;
     wrapped.errors = [{ instancePath: nulAt(data, ''), schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain NUL characters' }];
     return false;
   }) as ValidateFunction;

@@ -12,6 +12,11 @@ export interface Subscriber {
   readonly stream: SseStream;
 }
 
+interface Registered extends Subscriber {
+  /** Which tick of the heartbeat cycle beats this stream. */
+  readonly slot: number;
+}
+
 /** What this process last pushed to an agent's streams, so a change is pushed once. */
 export interface GroupState {
   killSwitchActive: boolean;
@@ -22,7 +27,7 @@ export interface GroupState {
 export interface AgentGroup {
   readonly orgId: string;
   readonly agentId: string;
-  readonly subscribers: Set<Subscriber>;
+  readonly subscribers: Set<Registered>;
   state: GroupState | undefined;
   refreshing: Promise<void> | undefined;
   isDirty: boolean;
@@ -37,30 +42,40 @@ export interface HubStats {
 }
 
 export const HEARTBEAT_MS = 15_000;
+/**
+ * The heartbeat cycle is cut into slices, each stream beaten in one of them: 10,000 streams cost
+ * about 10,000 socket writes, and a push that arrives meanwhile then waits for one slice, not all.
+ */
+const HEARTBEAT_SLICES = 15;
 
 const groupKey = (orgId: string, agentId: string) => `${orgId}/${agentId}`;
 
 /**
  * Every open stream of this process, by agent and by API key. One timer sends every stream's
- * heartbeat; it runs only while a stream is open, so an idle process holds no timer.
+ * heartbeat (every `heartbeatMs`, spread over the cycle); it runs only while a stream is open,
+ * so an idle process holds no timer.
  */
 export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: Clock; heartbeatMs?: number }) {
   const groups = new Map<string, AgentGroup>();
-  const byKey = new Map<string, Set<Subscriber>>();
+  const byKey = new Map<string, Set<Registered>>();
   let streams = 0;
   let timer: NodeJS.Timeout | undefined;
+  let tick = 0;
+  let added = 0;
 
   function beat(): void {
+    const slot = tick++ % HEARTBEAT_SLICES;
     const now = clock.now();
     for (const group of groups.values()) {
       for (const sub of group.subscribers) {
+        if (sub.slot !== slot) continue;
         if (sub.expiresAt !== undefined && sub.expiresAt <= now) sub.stream.close();
         else sub.stream.heartbeat();
       }
     }
   }
 
-  function remove(sub: Subscriber): void {
+  function remove(sub: Registered): void {
     const key = groupKey(sub.orgId, sub.agentId);
     const group = groups.get(key);
     if (!group?.subscribers.delete(sub)) return;
@@ -77,7 +92,7 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
     }
   }
 
-  function closeEach(subs: Iterable<Subscriber>): number {
+  function closeEach(subs: Iterable<Registered>): number {
     let closed = 0;
     for (const sub of [...subs]) {
       sub.stream.close();
@@ -88,13 +103,15 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
 
   return {
     /** Registers a stream; it leaves the hub by itself when it closes. */
-    add(sub: Subscriber): AgentGroup {
-      const key = groupKey(sub.orgId, sub.agentId);
+    add(request: Subscriber): AgentGroup {
+      const key = groupKey(request.orgId, request.agentId);
       let group = groups.get(key);
       if (!group) {
-        group = { orgId: sub.orgId, agentId: sub.agentId, subscribers: new Set(), state: undefined, refreshing: undefined, isDirty: false };
+        group = { orgId: request.orgId, agentId: request.agentId, subscribers: new Set(), state: undefined, refreshing: undefined, isDirty: false };
         groups.set(key, group);
       }
+      // The group's copies of the ids: one string per agent, not one per stream.
+      const sub: Registered = { ...request, orgId: group.orgId, agentId: group.agentId, slot: added++ % HEARTBEAT_SLICES };
       group.subscribers.add(sub);
       if (sub.keyId !== undefined) {
         let forKey = byKey.get(sub.keyId);
@@ -104,7 +121,7 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
       streams++;
       sub.stream.onClosed = () => remove(sub);
       if (!timer) {
-        timer = setInterval(beat, heartbeatMs);
+        timer = setInterval(beat, Math.max(1, Math.floor(heartbeatMs / HEARTBEAT_SLICES)));
         timer.unref();
       }
       return group;

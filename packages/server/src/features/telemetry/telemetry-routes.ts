@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../http/auth.js';
 import { actorOf } from '../../http/principal.js';
+import { markNulFreeIfText } from '../../http/validation.js';
 import { rateLimitError, rateLimitHeaders, type RateLimiter } from '../rate-limits/index.js';
 import type { TelemetryService } from './telemetry-service.js';
 
@@ -38,7 +39,9 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     const raw = body as Buffer;
     rawBodies.set(request, raw);
     try {
-      done(null, JSON.parse(raw.toString('utf8')));
+      const parsed: unknown = JSON.parse(raw.toString('utf8'));
+      markNulFreeIfText(parsed, raw);
+      done(null, parsed);
     } catch (err) {
       done(err as Error, undefined);
     }
