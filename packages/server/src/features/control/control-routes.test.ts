@@ -1,5 +1,5 @@
 import { EventSource } from 'eventsource';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { testDialects } from '../../../test/helpers/test-databases.js';
@@ -80,35 +80,17 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
   let owner: { orgId: string; token: string };
   let apiKey: string;
   const sources: EventSource[] = [];
-  const socketsSeen = new Set<import('node:net').Socket>();
 
   beforeAll(async () => {
     ctx = await buildTestContext(dialect);
     await ctx.api.listen({ port: 0, host: '127.0.0.1' });
-    ctx.api.server.on('connection', (sock) => socketsSeen.add(sock));
     base = `http://127.0.0.1:${(ctx.api.server.address() as AddressInfo).port}`;
     owner = await ctx.newOrg();
     apiKey = (await ctx.createKey(owner.token, { kind: 'restricted', resources: { agents: 'read' } })).key;
   });
   afterAll(async () => {
     for (const es of sources) es.close();
-    const fs = await import('node:fs');
-    const log = (m: string) => fs.appendFileSync('/tmp/close-debug.log', `${dialect} ${new Date().toISOString()} ${m} ${JSON.stringify(ctx.container.streamHub.stats())}\n`);
-    log('start');
-    const t = setInterval(() => log(`waiting; connections ${JSON.stringify(process.getActiveResourcesInfo())}`), 5000);
-    await ctx.container.controlService.shutdown(); log('shutdown done');
-    const t2 = setInterval(() => {
-      for (const sock of socketsSeen) {
-        if (sock.destroyed) continue;
-        const m = (sock as unknown as { _httpMessage?: { req?: { url?: string; method?: string }; headersSent?: boolean; writableEnded?: boolean } })._httpMessage;
-        log(`open socket ${sock.remotePort} ${m?.req?.method} ${m?.req?.url} headersSent=${m?.headersSent} ended=${m?.writableEnded} bytesWritten=${sock.bytesWritten} readable=${sock.readable}`);
-      }
-    }, 2000);
-    await ctx.api.close(); log('api closed');
-    clearInterval(t2);
-    await ctx.ingest.close(); log('ingest closed');
-    await ctx.testDb.close(); log('db closed');
-    clearInterval(t);
+    await ctx.close();
   });
 
   const newAgent = async () => (await ctx.request({ method: 'POST', url: '/v1/agents', token: owner.token, payload: { name: 'Streamed' } })).json<{ id: string }>().id;
@@ -269,6 +251,18 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
     expect(sdk.ofType('kill_switch')).toHaveLength(1);
 
     expect((await ctx.request({ method: 'GET', url: `/v1/agents/${agentId}/control/dashboard-stream`, apiKey })).statusCode).toBe(403);
+  });
+
+  it('stops even while a client holds a connection that has sent nothing', async () => {
+    const local = await startLocal(dialect);
+    const port = (local.ctx.api.server.address() as AddressInfo).port;
+    const silent = net.connect(port, '127.0.0.1');
+    silent.on('error', () => undefined);
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const closed = new Promise((resolve) => silent.once('close', resolve));
+    await local.ctx.close();
+    await closed;
+    expect(silent.destroyed).toBe(true);
   });
 
   it('ends open streams when the server stops', async () => {
