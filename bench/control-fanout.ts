@@ -5,9 +5,10 @@
  *   npm run bench -- control-fanout [--streams 10000] [--rounds 5] [--pause 1000] [--store sqlite|postgres]
  *                                   [--server-flags "--cpu-prof"]
  *
- * Three processes: this one (orchestrates, reads the server's memory from /proc), the server
- * (`corral` from the sources, embedded SQLite unless --store postgres), and a client process
- * that holds the streams, flips the kill switch and times every stream's event.
+ * Three processes: this one (orchestrates; asks the server for its memory after a full
+ * collection, see _memory-probe.ts), the server (`corral` from the sources, embedded SQLite
+ * unless --store postgres, then a fresh database), and a client process that holds the
+ * streams, flips the kill switch and times every stream's event.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -67,13 +69,26 @@ async function measure(server: ChildProcess, file: string): Promise<Memory> {
   throw new Error('the server did not report its memory');
 }
 
-async function startServer(dataDir: string, memoryFile: string): Promise<{ child: ChildProcess; base: string }> {
+const pgAdminUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A database of its own for the run, dropped afterwards. */
+async function adminQuery(text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: pgAdminUrl });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function startServer(dataDir: string, memoryFile: string, databaseUrl: string | undefined): Promise<{ child: ChildProcess; base: string }> {
   const [port, ingestPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env, PORT: String(port), INGEST_PORT: String(ingestPort), HOST: '127.0.0.1', DATA_DIR: dataDir,
     CORRAL_JWT_SECRET: jwtSecret, CORRAL_DEFAULT_PLAN: 'enterprise', LOG_LEVEL: 'warn', BENCH_MEMORY_FILE: memoryFile,
   };
-  if (store === 'postgres') env.DATABASE_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
   const child = spawn(process.execPath, [...serverFlags, '--expose-gc', '--conditions=source', '--import', 'tsx', '--import', './bench/_memory-probe.ts', 'packages/server/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;
@@ -119,7 +134,15 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'corral-fanout-'));
   console.log(`control-fanout: ${streams} streams, ${rounds} rounds ${pause} ms apart, store ${store}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const memoryFile = path.join(dataDir, 'memory.json');
-  const { child: server, base } = await startServer(dataDir, memoryFile);
+  const dbName = `corral_fanout_${process.pid}`;
+  let databaseUrl: string | undefined;
+  if (store === 'postgres') {
+    await adminQuery(`CREATE DATABASE ${dbName}`);
+    const url = new URL(pgAdminUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const { child: server, base } = await startServer(dataDir, memoryFile, databaseUrl);
   try {
     const setup = await setUp(base);
     await sleep(2000);
@@ -184,6 +207,7 @@ async function main(): Promise<void> {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
     rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   }
 }
 

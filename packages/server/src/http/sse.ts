@@ -36,6 +36,7 @@ export function formatEvent({ event, data, id }: SseMessage): string {
 export const encodeEvent = (message: SseMessage): Buffer => Buffer.from(formatEvent(message), 'utf8');
 
 type Chunk = string | Buffer;
+
 export class SseStream {
   private pending: Map<string, Chunk> | undefined;
   private isHeld: boolean;

@@ -73,15 +73,18 @@ export function createControlService({ policyService, signingService, hub, bus, 
       return;
     }
     group.refreshing = (async () => {
-      do {
-        group.isDirty = false;
-        await refreshOnce(group);
-      } while (group.isDirty && group.subscribers.size > 0);
-    })()
-      .catch((err: unknown) => onError(err))
-      .finally(() => {
+      try {
+        do {
+          group.isDirty = false;
+          await refreshOnce(group);
+        } while (group.isDirty && group.subscribers.size > 0);
+      } catch (err) {
+        onError(err);
+      } finally {
+        // In the same step as the last check, so no hint can fall between the two.
         group.refreshing = undefined;
-      });
+      }
+    })();
   }
 
   let onError: (err: unknown) => void = () => undefined;
