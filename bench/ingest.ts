@@ -15,6 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import Sqlite from 'better-sqlite3';
+import { SQLITE_FILE } from '../packages/server/src/service.js';
 import { signJwt } from '../packages/server/src/features/auth/index.js';
 import { flag, load, machine, percentile, startProcess, stopProcess, table } from './_bench-kit.js';
 
@@ -25,24 +27,36 @@ const pgAdminUrl = flag('pg', 'postgres://postgres@127.0.0.1:5432/postgres');
 const BATCH = 1000;
 const secret = 'bench-secret-that-is-long-enough-for-hs256-0123456789';
 
-/** 1,000 events as one JSON text, split where each batch puts its own request-id prefix. */
+/**
+ * 1,000 events as one JSON text, cut where each batch puts its own request-id prefix and its
+ * timestamp, so every batch is new work (fresh ids, the current time) and costs no re-encoding.
+ * The marks are plain text: JSON.stringify would escape a control character and leave no cut.
+ */
 function bodyFactory(agentIds: string[]): () => string {
-  const MARK = '\u0001';
-  const at = new Date().toISOString();
+  const ID = '@@id@@';
+  const AT = '@@at@@';
   const methods = ['GET', 'GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE'];
   const events = Array.from({ length: BATCH }, (_, i) => {
     const result = i % 25 === 0 ? 'denied' : i % 33 === 0 ? 'error' : 'allowed';
     return {
-      agent_id: agentIds[i % agentIds.length], timestamp: at, request_id: `${MARK}-${i}`, method: methods[i % methods.length],
+      agent_id: agentIds[i % agentIds.length], timestamp: AT, request_id: `${ID}-${String(i).padStart(4, '0')}`, method: methods[i % methods.length],
       url_host: `api${i % 20}.example.com`, url_path: `/v1/resources/{id}/items/${i % 7}`,
       status_code: result === 'error' ? 502 : 200, latency_ms: 5 + ((i * 7919) % 400), policy_result: result,
       ...(result === 'denied' ? { deny_reason: `rule-${i % 5}` } : {}),
     };
   });
-  const parts = JSON.stringify({ events, sdk_version: 'bench' }).split(MARK);
+  const parts = JSON.stringify({ events, sdk_version: 'bench' }).split(/@@id@@|@@at@@/);
+  const kinds = [...JSON.stringify(events).matchAll(/@@id@@|@@at@@/g)].map((m) => m[0]);
+  if (parts.length !== 2 * BATCH + 1 || kinds.length !== 2 * BATCH) throw new Error('bench body: marks not found');
   const run = randomUUID().slice(0, 8);
   let n = 0;
-  return () => parts.join(`${run}-${++n}`);
+  return () => {
+    const id = `${run}-${String(++n).padStart(8, '0')}`;
+    const at = new Date().toISOString();
+    let body = parts[0]!;
+    for (let k = 0; k < kinds.length; k++) body += (kinds[k] === ID ? id : at) + parts[k + 1]!;
+    return body;
+  };
 }
 
 interface Run {
@@ -122,9 +136,11 @@ async function benchStore(store: string, port: number): Promise<Record<string, s
     await autocannon({ url: base, connections, duration: 3, requests: [{ method: 'POST', path: '/v1/telemetry', headers: { ...headers, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: nextBody() }) }] });
     const sustained = await hammer(base, headers, nextBody);
     const half = await paced(base, headers, nextBody, sustained.eventsPerSecond / BATCH / 2);
+    await stopProcess(server);
     return {
       target: `corral on ${store}`, 'events/s': sustained.eventsPerSecond, 'batch p50 ms': sustained.p50, 'batch p99 ms': sustained.p99,
       'p50 / p99 ms at 50% rate': `${half.p50} / ${half.p99}`, 'non-2xx': sustained.errors + half.errors,
+      'events stored': await storedEvents(dataDir, databaseUrl),
     };
   } finally {
     await stopProcess(server);
@@ -138,6 +154,25 @@ async function benchStore(store: string, port: number): Promise<Record<string, s
   }
 }
 
+/** Counts the stored events after the run, so the table shows what was kept, not only what was answered. */
+async function storedEvents(dataDir: string, databaseUrl: string | undefined): Promise<number> {
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM telemetry_events')).rows[0]?.n);
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Sqlite(path.join(dataDir, SQLITE_FILE), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM telemetry_events').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 async function benchCeiling(port: number): Promise<Record<string, string | number>> {
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess('bench/_bare-server.ts', [String(port)], {}, `${base}/healthz`);
@@ -145,7 +180,7 @@ async function benchCeiling(port: number): Promise<Record<string, string | numbe
     const nextBody = bodyFactory(Array.from({ length: 10 }, () => randomUUID()));
     await autocannon({ url: base, connections, duration: 3, requests: [{ method: 'POST', path: '/v1/telemetry', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: nextBody() }) }] });
     const run = await hammer(base, {}, nextBody);
-    return { target: 'bare Fastify parse (ceiling)', 'events/s': run.eventsPerSecond, 'batch p50 ms': run.p50, 'batch p99 ms': run.p99, 'p50 / p99 ms at 50% rate': '-', 'non-2xx': run.errors };
+    return { target: 'bare Fastify parse (ceiling)', 'events/s': run.eventsPerSecond, 'batch p50 ms': run.p50, 'batch p99 ms': run.p99, 'p50 / p99 ms at 50% rate': '-', 'non-2xx': run.errors, 'events stored': '-' };
   } finally {
     await stopProcess(server);
   }

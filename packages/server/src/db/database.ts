@@ -1,11 +1,10 @@
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import type SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from './dialect/types.js';
 import { postgresDialect } from './dialect/postgres.js';
 import { sqliteDialect } from './dialect/sqlite.js';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-connection.js';
 import type { Database } from './schema.js';
 
 export interface Db {
@@ -17,6 +16,8 @@ export interface Db {
   readonly sqlitePath: string | undefined;
   /** The better-sqlite3 handle, for the SQLite-only paths (telemetry's prepared-statement writer). */
   readonly sqlite?: SqliteDatabase.Database | undefined;
+  /** Runs `hook` when the store closes, before its connections do (helper threads that own a connection). */
+  beforeClose(hook: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -44,23 +45,20 @@ export function createDatabase(options: DatabaseOptions): Db {
 }
 
 function createSqlite(file: string): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file);
-  // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  // 64 MB of page cache: telemetry writes touch several large indexes on every batch.
-  sqlite.pragma('cache_size = -65536');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const sqlite = openSqlite(file);
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const closeHooks: Array<() => Promise<void>> = [];
   return {
     kysely,
     dialect: sqliteDialect,
     pgPool: undefined,
     sqlitePath: file,
     sqlite,
-    close: () => kysely.destroy(),
+    beforeClose: (hook) => void closeHooks.push(hook),
+    async close() {
+      for (const hook of closeHooks.splice(0)) await hook();
+      await kysely.destroy();
+    },
   };
 }
 
@@ -74,11 +72,16 @@ function createPostgres(url: string, poolSize: number, schema: string | undefine
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const closeHooks: Array<() => Promise<void>> = [];
   return {
     kysely,
     dialect: postgresDialect,
     pgPool: pool,
     sqlitePath: undefined,
-    close: () => kysely.destroy(),
+    beforeClose: (hook) => void closeHooks.push(hook),
+    async close() {
+      for (const hook of closeHooks.splice(0)) await hook();
+      await kysely.destroy();
+    },
   };
 }

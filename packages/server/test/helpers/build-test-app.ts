@@ -8,7 +8,7 @@ import { signJwt, type JwtSettings } from '../../src/features/auth/index.js';
 import { createHttpMetrics } from '../../src/http/metrics.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { collectRoutes, listRoutes, type CollectedRoute, type RouteInfo } from './route-catalog.js';
-import { createTestDb, type TestDb } from './test-databases.js';
+import { createTestDb, dialectOf, type TestDb, type TestStoreKind } from './test-databases.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
@@ -39,10 +39,11 @@ export interface TestContext {
 }
 
 export async function buildTestContext(
-  dialect: DialectName,
+  kind: TestStoreKind,
   opts: { plan?: 'free' | 'team' | 'enterprise'; jwt?: Partial<JwtSettings> } = {},
 ): Promise<TestContext> {
-  const testDb = await createTestDb(dialect);
+  const dialect = dialectOf(kind);
+  const testDb = await createTestDb(kind);
   const clock = createTestClock();
   const container = await createContainer({
     db: testDb.db,

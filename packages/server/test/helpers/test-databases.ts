@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Db } from '../../src/db/database.js';
@@ -8,6 +11,15 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 /** Every store and API test runs once per engine available to this run. */
 export const pgUrl = inject('pgUrl');
 export const testDialects: DialectName[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/**
+ * Store kinds: an engine, or SQLite in a file. The file is what production runs, and the
+ * telemetry writer then stores batches on its own thread and connection; in memory it runs in
+ * the calling thread. The telemetry tests run on every kind.
+ */
+export type TestStoreKind = DialectName | 'sqlite-file';
+export const telemetryTestStores: TestStoreKind[] = [...testDialects, 'sqlite-file'];
+export const dialectOf = (kind: TestStoreKind): DialectName => (kind === 'sqlite-file' ? 'sqlite' : kind);
 
 export interface TestDb {
   db: Db;
@@ -21,7 +33,13 @@ export interface TestDb {
  * A fresh, migrated store: SQLite in memory (or a file when asked), or a new schema in the run's
  * PostgreSQL database, dropped on close.
  */
-export async function createTestDb(dialect: DialectName, opts: { sqliteFile?: string } = {}): Promise<TestDb> {
+export async function createTestDb(kind: TestStoreKind, opts: { sqliteFile?: string } = {}): Promise<TestDb> {
+  if (kind === 'sqlite-file') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'corral-test-'));
+    const testDb = await createTestDb('sqlite', { sqliteFile: path.join(dir, 'corral.sqlite') });
+    return { ...testDb, close: () => testDb.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
+  }
+  const dialect = kind;
   if (dialect === 'sqlite') {
     const db = createDatabase({ sqlitePath: opts.sqliteFile ?? ':memory:' });
     await migrateToLatest(db);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newAgent, newTelemetryOrg, postEvents, type TelemetryOrg, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
 type Listed = { data: Array<{ request_id: string; timestamp: string } & Record<string, unknown>>; has_more: boolean; next_cursor: string | null };
 
-describe.each(testDialects)('dashboard event list on %s', (dialect) => {
+describe.each(telemetryTestStores)('dashboard event list on %s', (dialect) => {
   let ctx: TestContext;
   let org: TelemetryOrg;
   let other: string;

@@ -3,7 +3,7 @@ import { buildTestContext, type TestContext } from '../../../test/helpers/build-
 import {
   event, exactQuantile, newAgent, newTelemetryOrg, postEvents, stampEventsWith, type TelemetryOrg, withinPercent,
 } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -14,7 +14,7 @@ function lcg(seed: number) {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
-describe.each(testDialects)('dashboard on %s', (dialect) => {
+describe.each(telemetryTestStores)('dashboard on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await buildTestContext(dialect);

@@ -6,7 +6,7 @@ import { createDatabase, type Db } from '../../db/database.js';
 import { createHttpMetrics } from '../../http/metrics.js';
 import { buildTestContext, TEST_JWT_SECRET, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newTelemetryOrg, type TelemetryOrg, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
 const limits = { free: 50, team: 100, enterprise: 200 };
 
@@ -18,7 +18,7 @@ async function serverOn(ctx: TestContext, db: Db): Promise<FastifyInstance> {
   return app;
 }
 
-describe.each(testDialects)('telemetry rate limits on %s', (dialect) => {
+describe.each(telemetryTestStores)('telemetry rate limits on %s', (dialect) => {
   let ctx: TestContext;
   let app: FastifyInstance;
   beforeAll(async () => {

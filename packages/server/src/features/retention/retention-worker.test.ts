@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newTelemetryOrg, postEvents, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 import { partitionName } from '../telemetry/index.js';
 
 const DAY = 86_400_000;
 
-describe.each(testDialects)('telemetry retention on %s', (dialect) => {
+describe.each(telemetryTestStores)('telemetry retention on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await buildTestContext(dialect);

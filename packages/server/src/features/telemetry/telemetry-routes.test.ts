@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newAgent, newSigner, newTelemetryOrg, postEvents, type TelemetryOrg, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
-describe.each(testDialects)('POST /v1/telemetry on %s', (dialect) => {
+describe.each(telemetryTestStores)('POST /v1/telemetry on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await buildTestContext(dialect);

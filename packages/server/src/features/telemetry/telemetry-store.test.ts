@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newTelemetryOrg, postEvents, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
-import { testDialects } from '../../../test/helpers/test-databases.js';
+import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
-describe.each(testDialects)('telemetry store on %s', (dialect) => {
+describe.each(telemetryTestStores)('telemetry store on %s', (dialect) => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await buildTestContext(dialect);
