@@ -17,7 +17,9 @@ export const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 export async function startProcess(script: string, args: string[], env: Record<string, string>, healthUrl: string): Promise<ChildProcess> {
   // BENCH_PROFILE_DIR=dir writes a CPU profile of each child, to see where a run's time goes.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--conditions=source', '--import', 'tsx', script, ...args], {
+  // BENCH_NODE_FLAGS="--trace-gc …" passes flags to each child, to see what a stall was.
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...flags, '--conditions=source', '--import', 'tsx', script, ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -86,11 +86,14 @@ async function paced(url: string, headers: Record<string, string>, nextBody: () 
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const body = nextBody();
+    const late = performance.now() - due;
+    if (process.env.BENCH_TRACE && late > 20) console.log(`generator late by ${Math.round(late)} ms at ${((due - started) / 1000).toFixed(2)} s`);
     inFlight.push(fetch(`${url}/v1/telemetry`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
       .then(async (res) => {
         await res.arrayBuffer();
         if (!res.ok) errors++;
         latencies.push(performance.now() - due);
+        if (process.env.BENCH_TRACE && performance.now() - due > 100) console.log(`slow batch at ${((due - started) / 1000).toFixed(2)} s: ${Math.round(performance.now() - due)} ms`);
       }, () => void errors++));
   }
   await Promise.all(inFlight);

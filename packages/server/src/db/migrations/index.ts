@@ -3,6 +3,7 @@ import type { DialectName } from '../dialect/types.js';
 import { init } from './0001-init.js';
 import { controlPlane } from './0002-control-plane.js';
 import { telemetry } from './0003-telemetry.js';
+import { unloggedRateLimits } from './0004-unlogged-rate-limits.js';
 
 /**
  * The one migration set for both engines, in order. Names are never changed and a released
@@ -13,5 +14,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0001-init': init(dialect),
     '0002-control-plane': controlPlane(dialect),
     '0003-telemetry': telemetry(dialect),
+    '0004-unlogged-rate-limits': unloggedRateLimits(dialect),
   };
 }

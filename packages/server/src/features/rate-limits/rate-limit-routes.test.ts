@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../../app.js';
 import { createContainer } from '../../container.js';
@@ -113,5 +114,13 @@ describe.each(telemetryTestStores)('telemetry rate limits on %s', (dialect) => {
       await second.close();
       await secondDb.close();
     }
+  });
+
+  // Every request of an organization updates its one row; a logged commit would make each wait
+  // for the previous one's WAL flush (migration 0004).
+  if (dialect === 'postgres') it('keeps the shared state in an unlogged table, so no request waits on a WAL flush for it', async () => {
+    const { rows } = await sql<{ persistence: string }>`
+      SELECT relpersistence AS persistence FROM pg_class WHERE oid = 'rate_limit_state'::regclass`.execute(ctx.testDb.db.kysely);
+    expect(rows).toEqual([{ persistence: 'u' }]);
   });
 });
