@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAuditStore } from './features/audit/index.js';
-import { createOrgService, createOrgStore } from './features/orgs/index.js';
+import { createOrgStore } from './features/orgs/index.js';
 import { systemClock } from './lib/clock.js';
 import { openDatabase } from './service.js';
 
@@ -48,20 +48,25 @@ export function setOrganizationPlan(config: Config, orgId: string, plan: Plan): 
   return withDatabase(config, async (db) => {
     await migrateToLatest(db);
     const orgStore = createOrgStore(db);
-    const orgService = createOrgService({ orgStore, clock: systemClock, defaultPlan: config.defaultPlan });
-    const previousPlan = (await orgStore.get(orgId))?.plan ?? null;
-    await orgService.setPlan(orgId, plan);
-    if (previousPlan !== plan) {
-      await createAuditStore(db).record(db.kysely, {
-        orgId,
-        actor: { type: 'system', id: 'system' },
-        action: 'organization.set_plan',
-        targetType: 'organization',
-        targetId: orgId,
-        details: { plan, previous_plan: previousPlan, via: 'corral org set-plan' },
-        at: systemClock.now(),
-      });
-    }
-    return { orgId, plan, previousPlan };
+    const auditStore = createAuditStore(db);
+    // One transaction: the plan never changes without its audit record, nor the other way round.
+    return db.kysely.transaction().execute(async (trx) => {
+      const now = systemClock.now();
+      const previousPlan = (await orgStore.get(orgId, trx))?.plan ?? null;
+      await orgStore.ensure(orgId, plan, now, trx);
+      await orgStore.setPlan(orgId, plan, now, trx);
+      if (previousPlan !== plan) {
+        await auditStore.record(trx, {
+          orgId,
+          actor: { type: 'system', id: 'system' },
+          action: 'organization.set_plan',
+          targetType: 'organization',
+          targetId: orgId,
+          details: { plan, previous_plan: previousPlan, via: 'corral org set-plan' },
+          at: now,
+        });
+      }
+      return { orgId, plan, previousPlan };
+    });
   });
 }

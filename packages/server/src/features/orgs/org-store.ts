@@ -9,25 +9,26 @@ export interface Organization {
   createdAt: number;
 }
 
+/** Reads and writes take an optional executor: a transaction (`trx`) when they are part of one. */
 export function createOrgStore(db: Db) {
   const k = db.kysely;
   return {
     /** Creates the organization if it does not exist yet; never changes an existing one. */
-    async ensure(orgId: string, plan: Plan, now: number): Promise<void> {
-      await k
+    async ensure(orgId: string, plan: Plan, now: number, executor: Kysely<Database> = k): Promise<void> {
+      await executor
         .insertInto('organizations')
         .values({ org_id: orgId, plan, created_at: now, updated_at: now })
         .onConflict((oc) => oc.column('org_id').doNothing())
         .execute();
     },
 
-    async get(orgId: string): Promise<Organization | undefined> {
-      const row = await k.selectFrom('organizations').selectAll().where('org_id', '=', orgId).executeTakeFirst();
+    async get(orgId: string, executor: Kysely<Database> = k): Promise<Organization | undefined> {
+      const row = await executor.selectFrom('organizations').selectAll().where('org_id', '=', orgId).executeTakeFirst();
       return row && { orgId: row.org_id, plan: row.plan as Plan, createdAt: row.created_at };
     },
 
-    async setPlan(orgId: string, plan: Plan, now: number): Promise<boolean> {
-      const result = await k.updateTable('organizations').set({ plan, updated_at: now }).where('org_id', '=', orgId).executeTakeFirst();
+    async setPlan(orgId: string, plan: Plan, now: number, executor: Kysely<Database> = k): Promise<boolean> {
+      const result = await executor.updateTable('organizations').set({ plan, updated_at: now }).where('org_id', '=', orgId).executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
