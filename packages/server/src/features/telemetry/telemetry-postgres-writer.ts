@@ -18,7 +18,7 @@ const eventColumns = `ts int8, request_id text, agent_id uuid, method text, url_
 const statements = {
   // Claims the request ids (sorted, so two batches sharing ids wait on each other in one order
   // instead of deadlocking) and inserts the events whose id was new, in one round trip. Answers
-  // how many were stored, and which only when some were not.
+  // null when every event was stored, else the ids of those that were.
   storeEvents: `
     WITH input AS (SELECT * FROM json_to_recordset($2::json) AS r(${eventColumns})),
     claimed AS (
@@ -34,7 +34,7 @@ const statements = {
       FROM input i JOIN claimed USING (request_id)
       RETURNING request_id
     )
-    SELECT count(*)::int AS stored, CASE WHEN count(*) < $3 THEN COALESCE(array_agg(request_id), '{}') END AS ids FROM stored`,
+    SELECT CASE WHEN count(*) < $3 THEN COALESCE(array_agg(request_id), '{}') END AS ids FROM stored`,
   // The three rollup upserts in one round trip; each input is already sorted by key.
   upsertRollups: `
     WITH agents AS (
@@ -68,7 +68,7 @@ async function storeEvents(client: pg.PoolClient, orgId: string, rows: readonly 
   const firstById = new Map<string, EventRow>();
   for (const r of rows) if (!firstById.has(r.request_id)) firstById.set(r.request_id, r);
   const unique = [...firstById.values()];
-  const result = await client.query<{ stored: number; ids: string[] | null }>({
+  const result = await client.query<{ ids: string[] | null }>({
     name: 'telemetry_store_events', text: statements.storeEvents,
     values: [orgId, JSON.stringify(unique), unique.length],
   });
