@@ -44,21 +44,28 @@ export function createDatabase(options: DatabaseOptions): Db {
   return createSqlite(options.sqlitePath ?? ':memory:');
 }
 
+/** Closing, for both engines: the registered hooks first (helper threads with their own connection), then the pool. */
+function closing(kysely: Kysely<Database>): Pick<Db, 'beforeClose' | 'close'> {
+  const hooks: Array<() => Promise<void>> = [];
+  return {
+    beforeClose: (hook) => void hooks.push(hook),
+    async close() {
+      for (const hook of hooks.splice(0)) await hook();
+      await kysely.destroy();
+    },
+  };
+}
+
 function createSqlite(file: string): Db {
   const sqlite = openSqlite(file);
   const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-  const closeHooks: Array<() => Promise<void>> = [];
   return {
     kysely,
     dialect: sqliteDialect,
     pgPool: undefined,
     sqlitePath: file,
     sqlite,
-    beforeClose: (hook) => void closeHooks.push(hook),
-    async close() {
-      for (const hook of closeHooks.splice(0)) await hook();
-      await kysely.destroy();
-    },
+    ...closing(kysely),
   };
 }
 
@@ -72,16 +79,11 @@ function createPostgres(url: string, poolSize: number, schema: string | undefine
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const closeHooks: Array<() => Promise<void>> = [];
   return {
     kysely,
     dialect: postgresDialect,
     pgPool: pool,
     sqlitePath: undefined,
-    beforeClose: (hook) => void closeHooks.push(hook),
-    async close() {
-      for (const hook of closeHooks.splice(0)) await hook();
-      await kysely.destroy();
-    },
+    ...closing(kysely),
   };
 }
