@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import Sqlite from 'better-sqlite3';
+import { createDatabase } from '../packages/server/src/db/database.js';
 import { SQLITE_FILE } from '../packages/server/src/service.js';
 import { signJwt } from '../packages/server/src/features/auth/index.js';
 import { flag, load, machine, percentile, startProcess, stopProcess, table } from './_bench-kit.js';
@@ -45,16 +45,16 @@ function bodyFactory(agentIds: string[]): () => string {
       ...(result === 'denied' ? { deny_reason: `rule-${i % 5}` } : {}),
     };
   });
-  const parts = JSON.stringify({ events, sdk_version: 'bench' }).split(/@@id@@|@@at@@/);
-  const kinds = [...JSON.stringify(events).matchAll(/@@id@@|@@at@@/g)].map((m) => m[0]);
-  if (parts.length !== 2 * BATCH + 1 || kinds.length !== 2 * BATCH) throw new Error('bench body: marks not found');
+  // Text and marks alternate: [text, mark, text, mark, …, text].
+  const pieces = JSON.stringify({ events, sdk_version: 'bench' }).split(/(@@id@@|@@at@@)/);
+  if (pieces.length !== 4 * BATCH + 1) throw new Error('bench body: marks not found');
   const run = randomUUID().slice(0, 8);
   let n = 0;
   return () => {
     const id = `${run}-${String(++n).padStart(8, '0')}`;
     const at = new Date().toISOString();
-    let body = parts[0]!;
-    for (let k = 0; k < kinds.length; k++) body += (kinds[k] === ID ? id : at) + parts[k + 1]!;
+    let body = pieces[0]!;
+    for (let k = 1; k < pieces.length; k += 2) body += (pieces[k] === ID ? id : at) + pieces[k + 1]!;
     return body;
   };
 }
@@ -159,20 +159,12 @@ async function benchStore(store: string, port: number): Promise<Record<string, s
 
 /** Counts the stored events after the run, so the table shows what was kept, not only what was answered. */
 async function storedEvents(dataDir: string, databaseUrl: string | undefined): Promise<number> {
-  if (databaseUrl) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM telemetry_events')).rows[0]?.n);
-    } finally {
-      await client.end();
-    }
-  }
-  const db = new Sqlite(path.join(dataDir, SQLITE_FILE), { readonly: true });
+  const db = createDatabase(databaseUrl ? { databaseUrl } : { sqlitePath: path.join(dataDir, SQLITE_FILE) });
   try {
-    return (db.prepare('SELECT count(*) AS n FROM telemetry_events').get() as { n: number }).n;
+    const row = await db.kysely.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
