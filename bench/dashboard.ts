@@ -19,9 +19,9 @@ import { createContainer } from '../packages/server/src/container.js';
 import { createDatabase, type Db } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { signJwt } from '../packages/server/src/features/auth/index.js';
-import { createTelemetryStore } from '../packages/server/src/features/telemetry/index.js';
-import { createHttpMetrics } from '../packages/server/src/http/metrics.js';
 import { systemClock } from '../packages/server/src/lib/clock.js';
+import { stopWorkers } from '../packages/server/src/lib/lifecycle.js';
+import { silentLogger } from '../packages/server/src/lib/logger.js';
 import { flag, load, machine, percentile, table } from './_bench-kit.js';
 import { generateEvents, HOSTS, hostName } from './_dashboard-data.js';
 
@@ -47,7 +47,7 @@ async function openStore(store: string): Promise<{ db: Db; metaFile: string; dro
   if (store === 'sqlite') {
     const file = path.join(tmpdir(), 'corral-bench-dashboard.sqlite');
     if (reload) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-    return { db: createDatabase({ sqlitePath: file }), metaFile: `${file}.json`, drop: async () => undefined };
+    return { db: createDatabase({ sqliteFile: file }), metaFile: `${file}.json`, drop: async () => undefined };
   }
   const admin = new pg.Client({ connectionString: pgAdminUrl });
   await admin.connect();
@@ -62,13 +62,13 @@ async function openStore(store: string): Promise<{ db: Db; metaFile: string; dro
   return { db: createDatabase({ databaseUrl: url.toString(), poolSize: 4 }), metaFile, drop: async () => undefined };
 }
 
-async function loadData(db: Db, container: Awaited<ReturnType<typeof createContainer>>): Promise<Meta> {
+async function loadData(container: Awaited<ReturnType<typeof createContainer>>): Promise<Meta> {
   const orgId = randomUUID();
   await container.orgService.ensure(orgId);
   const actor = { type: 'system' as const, id: 'bench' };
   const agentIds: string[] = [];
   for (let i = 0; i < 10; i++) agentIds.push((await container.agentService.create(orgId, actor, { name: `agent ${i}` })).id);
-  const writer = createTelemetryStore(db);
+  const writer = container.telemetryWriter;
   const end = Math.floor(Date.now() / 60_000) * 60_000;
   const start = end - days * DAY;
   const began = Date.now();
@@ -87,16 +87,16 @@ async function loadData(db: Db, container: Awaited<ReturnType<typeof createConta
 async function measure(store: string): Promise<Array<Record<string, string | number>>> {
   const { db, metaFile } = await openStore(store);
   await migrateToLatest(db);
-  const container = await createContainer({ db, clock: systemClock, defaultPlan: 'enterprise', jwt: { secret } });
+  const container = await createContainer({ db, clock: systemClock, log: silentLogger, defaultPlan: 'enterprise', jwt: { secret } });
   let meta: Meta | undefined = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, 'utf8')) as Meta) : undefined;
   if (!meta || meta.count !== count || meta.days !== days) {
     console.log(`${store}: loading ${count.toLocaleString()} events over ${days} days (load average ${load()})`);
-    meta = await loadData(db, container);
+    meta = await loadData(container);
     writeFileSync(metaFile, JSON.stringify(meta));
   }
-  if (db.dialect.name === 'postgres') await db.pgPool?.query('ANALYZE');
-  else db.sqlite?.exec('ANALYZE');
-  const app = await buildApiApp({ container, metrics: createHttpMetrics(), logger: false, bodyLimitBytes: 1024 * 1024 });
+  if (db.engine === 'postgres') await db.pool.query('ANALYZE');
+  else db.sqlite.exec('ANALYZE');
+  const { app } = await buildApiApp({ container, logger: undefined, bodyLimitBytes: 1024 * 1024 });
   await app.ready();
   const token = await signJwt(secret, { orgId: meta.orgId, role: 'viewer', subject: 'bench' }, 3600);
   // The window ends where the data ends, so an old load still measures a full 30 days of data.
@@ -136,6 +136,7 @@ async function measure(store: string): Promise<Array<Record<string, string | num
     rows.push({ store, query: name, items, 'p50 ms': percentile(times, 0.5).toFixed(1), 'p95 ms': percentile(times, 0.95).toFixed(1) });
   }
   await app.close();
+  await stopWorkers(container.workers, silentLogger);
   await db.close();
   return rows;
 }

@@ -159,7 +159,7 @@ async function benchStore(store: string, port: number): Promise<Record<string, s
 
 /** Counts the stored events after the run, so the table shows what was kept, not only what was answered. */
 async function storedEvents(dataDir: string, databaseUrl: string | undefined): Promise<number> {
-  const db = createDatabase(databaseUrl ? { databaseUrl } : { sqlitePath: path.join(dataDir, SQLITE_FILE) });
+  const db = createDatabase(databaseUrl ? { databaseUrl } : { sqliteFile: path.join(dataDir, SQLITE_FILE) });
   try {
     const row = await db.kysely.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);

@@ -67,7 +67,7 @@ function timeBatches(write: (rows: EventRow[]) => void): number {
 }
 
 async function serviceWriter(file: string): Promise<number> {
-  const db = createDatabase({ sqlitePath: file });
+  const db = createDatabase({ sqliteFile: file });
   await migrateToLatest(db);
   await db.close();
   const sqlite = openSqlite(file);

@@ -7,7 +7,7 @@ import { openapi } from './commands/openapi.js';
 import { orgSetPlan } from './commands/org-set-plan.js';
 import { start } from './commands/start.js';
 import { token } from './commands/token.js';
-import { commandHelp, createOutput, generalHelp, reportError } from './output.js';
+import { commandHelp, createOutput, generalHelp, groupHelp, reportError } from './output.js';
 
 const commands: readonly Command[] = [start, token, orgSetPlan, migrate, openapi];
 
@@ -19,6 +19,10 @@ function version(): string {
   const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
   return pkg.version;
 }
+
+/** The commands of a group (`org` → `org set-plan`, …); empty when `word` names no group. */
+const groupOf = (word: string | undefined): Command[] => (word === undefined ? [] : commands.filter((c) => c.name.startsWith(`${word} `)));
+const isHelp = (word: string | undefined): boolean => word === '-h' || word === '--help';
 
 /** Two-word commands (`org set-plan`) are matched before one-word ones. */
 function findCommand(words: readonly string[]): Command | undefined {
@@ -54,10 +58,16 @@ async function main(argv: string[]): Promise<number | undefined> {
   const leadingJson = argv[0] === '--json';
   const words = leadingJson ? argv.slice(1) : argv;
   const first = words[0];
-  if (first === '-h' || first === '--help' || first === 'help') {
+  if (isHelp(first) || first === 'help') {
     const topic = words.length > 1 ? findCommand(words.slice(1)) : undefined;
-    if (words.length > 1 && !topic) throw unknownCommand(words.slice(1));
-    process.stdout.write(topic ? commandHelp(topic) : generalHelp(commands));
+    const group = words.length === 2 ? groupOf(words[1]) : [];
+    if (words.length > 1 && !topic && group.length === 0) throw unknownCommand(words.slice(1));
+    process.stdout.write(topic ? commandHelp(topic) : group.length > 0 ? groupHelp(words[1] ?? '', group) : generalHelp(commands));
+    return 0;
+  }
+  // `corral org --help`: the group's commands.
+  if (groupOf(first).length > 0 && isHelp(words[1])) {
+    process.stdout.write(groupHelp(first ?? '', groupOf(first)));
     return 0;
   }
   if (first === '-v' || first === '--version') {

@@ -62,3 +62,16 @@ export function generalHelp(commands: readonly Command[]): string {
     '',
   ].join('\n');
 }
+
+/** `corral org --help`: the commands of one group. */
+export function groupHelp(group: string, commands: readonly Command[]): string {
+  return [
+    `Usage: corral ${group} <command> [arguments] [options]`,
+    '',
+    'Commands:',
+    table(commands.map((c): [string, string] => [c.name, c.describe])),
+    '',
+    `Run "corral ${group} <command> --help" for one command.`,
+    '',
+  ].join('\n');
+}

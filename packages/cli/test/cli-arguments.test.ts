@@ -27,6 +27,15 @@ describe('corral help', () => {
     expect(plan.stdout).toContain('Usage: corral org set-plan <org_id> <plan>');
   });
 
+  it('shows a group of commands with corral org --help, -h or help org', async () => {
+    for (const args of [['org', '--help'], ['org', '-h'], ['help', 'org']]) {
+      const res = await runCli(args);
+      expect(res.code, args.join(' ')).toBe(0);
+      expect(res.stdout).toContain('Usage: corral org <command>');
+      expect(res.stdout).toContain('org set-plan');
+    }
+  });
+
   it('prints the version', async () => {
     const res = await runCli(['--version']);
     expect(res.code).toBe(0);

@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { StringEnum, Timestamp, Uuid } from './common.js';
 
-export const PolicyMode = Type.Union([Type.Literal('enforce'), Type.Literal('dry_run')]);
+export const PolicyMode = StringEnum(['enforce', 'dry_run']);
 export type PolicyMode = Static<typeof PolicyMode>;
+
+const AgentStatus = StringEnum(['active', 'inactive']);
 
 export const Agent = Type.Object(
   {
@@ -11,7 +13,7 @@ export const Agent = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
-    status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]),
+    status: AgentStatus,
     public_key: Type.Union([Type.String(), Type.Null()]),
     kill_switch_active: Type.Boolean(),
     active_policy_mode: Type.Optional(Type.Union([PolicyMode, Type.Null()])),
@@ -33,7 +35,7 @@ export const UpdateAgentBody = Type.Object(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Type.Union([Description, Type.Null()])),
-    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
+    status: Type.Optional(AgentStatus),
   },
   { additionalProperties: false },
 );

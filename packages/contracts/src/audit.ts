@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { StringEnum, Timestamp, Uuid } from './common.js';
 
 export const AuditEntry = Type.Object(
   {
     id: Uuid,
     org_id: Uuid,
-    actor_type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system')]),
-    actor_id: Type.String({ description: 'JWT subject, API key id, or "system"' }),
+    actor_type: StringEnum(['user', 'api_key', 'system', 'alert']),
+    actor_id: Type.String({ description: 'JWT subject, API key id, alert rule id, or "system"' }),
     action: Type.String({ description: 'dotted verb, e.g. agent.kill_switch' }),
     target_type: Type.String(),
     target_id: Type.String(),

@@ -1,17 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './common.js';
 
 export const roles = ['viewer', 'member', 'admin', 'owner'] as const;
 export type Role = (typeof roles)[number];
-export const RoleSchema = Type.Union(roles.map((r) => Type.Literal(r)));
+export const RoleSchema = StringEnum(roles);
 
 export const plans = ['free', 'team', 'enterprise'] as const;
 export type Plan = (typeof plans)[number];
-export const PlanSchema = Type.Union(plans.map((p) => Type.Literal(p)));
+export const PlanSchema = StringEnum(plans);
 
 /** Resources a restricted API key can be granted (contract section 2). */
 export const scopeResources = ['agents', 'policies', 'events', 'alerts'] as const;
 export type ScopeResource = (typeof scopeResources)[number];
-export const Access = Type.Union([Type.Literal('read'), Type.Literal('write')]);
+export const Access = StringEnum(['read', 'write']);
 export type Access = Static<typeof Access>;
 
 export const ApiKeyScope = Type.Union([

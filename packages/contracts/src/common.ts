@@ -1,6 +1,33 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
-export const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'UUID, lowercase' });
+/**
+ * A string that is one of `values`, as a single JSON-schema `enum`. A union of literals would
+ * be an `anyOf` of `const`s, and a wrong value would get one error per branch; one `enum` gets
+ * one error that can list the allowed values. The static type stays the union of the literals.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
+
+/**
+ * A schema keyword the server's validator implements: the string is replaced by its lower-case
+ * form once it is read, so what is case-insensitive (UUIDs) reaches handlers in one spelling.
+ */
+export const LOWERCASE_KEYWORD = 'x-lowercase';
+
+/**
+ * A schema keyword naming the OpenAPI component that documents a field the route takes as any
+ * object because its service checks it (so errors can speak the terms of that document). The
+ * OpenAPI document shows such a field as a `$ref` to the component.
+ */
+export const COMPONENT_KEYWORD = 'x-component';
+
+/** UUIDs are case-insensitive: either case is accepted, and the server reads them lower-cased. */
+export const Uuid = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'UUID, either case; stored and returned lowercase',
+  [LOWERCASE_KEYWORD]: true,
+});
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp (UTC)' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 

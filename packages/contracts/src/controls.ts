@@ -22,6 +22,8 @@ export type KillSwitchEvent = Static<typeof KillSwitchEvent>;
 
 export const PolicyUpdatedEvent = Type.Object({
   version: Type.Integer({ minimum: 1 }),
+  /** The activation sequence, as in the signed bundle. */
+  sequence: Type.Integer({ minimum: 1 }),
   hash: PolicyHash,
   policy_envelope: DsseEnvelope,
 });

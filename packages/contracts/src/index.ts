@@ -8,3 +8,4 @@ export * from './policies.js';
 export * from './controls.js';
 export * from './telemetry.js';
 export * from './dashboard.js';
+export * from './alerts.js';

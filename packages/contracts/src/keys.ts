@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiKeyScope } from './auth.js';
-import { NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { NullableTimestamp, StringEnum, Timestamp, Uuid } from './common.js';
+
+const environments = ['live', 'test'] as const;
 
 export const ApiKey = Type.Object(
   {
@@ -9,7 +11,7 @@ export const ApiKey = Type.Object(
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     key_prefix: Type.String(),
-    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    environment: StringEnum(environments),
     scope: ApiKeyScope,
     last_used_at: NullableTimestamp,
     expires_at: NullableTimestamp,
@@ -24,7 +26,7 @@ export const CreateApiKeyBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     scope: ApiKeyScope,
-    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')], { default: 'live' })),
+    environment: Type.Optional(StringEnum(environments, { default: 'live' })),
     expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: 'When the key stops working; null or absent: never' })),
   },
   { additionalProperties: false },
@@ -37,7 +39,7 @@ export const CreatedApiKey = Type.Object({
   key: Type.String({ description: 'The full key. Shown only in this response.' }),
   key_prefix: Type.String(),
   scope: ApiKeyScope,
-  environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  environment: StringEnum(environments),
   expires_at: NullableTimestamp,
   created_at: Timestamp,
 });

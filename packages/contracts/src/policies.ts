@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { COMPONENT_KEYWORD, StringEnum, Timestamp, Uuid } from './common.js';
 import { PolicyMode } from './agents.js';
 
 /**
@@ -42,7 +42,7 @@ export type BodyMatch = Static<typeof BodyMatch>;
 
 export const Matcher = Type.Object(
   {
-    method: Type.Optional(Type.Array(Type.Union(httpMethods.map((m) => Type.Literal(m))), { minItems: 1, uniqueItems: true })),
+    method: Type.Optional(Type.Array(StringEnum(httpMethods), { minItems: 1, uniqueItems: true })),
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'glob over host/path: `*` one segment, `**` any number' })),
     headers: Type.Optional(Type.Array(HeaderMatch, { minItems: 1, maxItems: 50 })),
     body: Type.Optional(Type.Array(BodyMatch, { minItems: 1, maxItems: 50 })),
@@ -54,7 +54,7 @@ export type Matcher = Static<typeof Matcher>;
 export const RateLimit = Type.Object(
   {
     calls_per_minute: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-    per: Type.Union([Type.Literal('endpoint'), Type.Literal('global')]),
+    per: StringEnum(['endpoint', 'global']),
     match: Type.Optional(Matcher),
   },
   { additionalProperties: false },
@@ -72,16 +72,19 @@ export const PolicyRule = Type.Object(
 );
 export type PolicyRule = Static<typeof PolicyRule>;
 
-export const PolicyDefault = Type.Union([Type.Literal('allow'), Type.Literal('deny')]);
+export const PolicyDefault = StringEnum(['allow', 'deny']);
 
-/** What a caller may send: `mode` defaults to dry_run, `default` to allow, `rules` to none. */
+/**
+ * What a caller may send: `mode` defaults to dry_run and `rules` to none. `default` is required
+ * (contract section 6): what happens to a call no rule matches must be said, not assumed.
+ */
 export const PolicyDocumentInput = Type.Object(
   {
     mode: Type.Optional(PolicyMode),
-    default: Type.Optional(PolicyDefault),
+    default: PolicyDefault,
     rules: Type.Optional(Type.Array(PolicyRule, { maxItems: MAX_POLICY_RULES })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A policy document: mode (default dry_run), default (required) and rules (default none)' },
 );
 export type PolicyDocumentInput = Static<typeof PolicyDocumentInput>;
 
@@ -111,7 +114,9 @@ export type PolicyVersion = Static<typeof PolicyVersion>;
 
 export const CreatePolicyBody = Type.Object(
   {
-    policy: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The policy document as JSON (see PolicyDocumentInput)' })),
+    // Taken as any object here and checked by the policy service, whose errors name the rule;
+    // the OpenAPI document shows the PolicyDocumentInput component.
+    policy: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The policy document as JSON', [COMPONENT_KEYWORD]: 'PolicyDocumentInput' })),
     yaml_content: Type.Optional(Type.String({ minLength: 1, maxLength: 262_144, description: 'The same document as YAML' })),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     activate: Type.Optional(Type.Boolean({ default: false })),
@@ -140,6 +145,10 @@ export type DsseEnvelope = Static<typeof DsseEnvelope>;
 export const PolicyBundle = Type.Object({
   agent_id: Uuid,
   version: Type.Integer({ minimum: 1 }),
+  sequence: Type.Integer({
+    minimum: 1,
+    description: "Counts the agent's activations (1, 2, …, never reused): a rollback carries a higher sequence than the bundles before it, so SDKs refuse a bundle whose sequence is lower than the one applied",
+  }),
   hash: PolicyHash,
   issued_at: Timestamp,
   policy: PolicyDocument,

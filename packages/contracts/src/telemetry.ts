@@ -1,13 +1,36 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { StringEnum, Timestamp, Uuid } from './common.js';
 
-export const PolicyResult = Type.Union([Type.Literal('allowed'), Type.Literal('denied'), Type.Literal('error')]);
+export const PolicyResult = StringEnum(['allowed', 'denied', 'error']);
 export type PolicyResult = Static<typeof PolicyResult>;
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 
 const TraceId = Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: 'W3C trace id, 32 hex characters' });
 const SpanId = Type.String({ pattern: '^[0-9a-fA-F]{16}$', description: 'W3C span id, 16 hex characters' });
+
+const TokenCount = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
+const ModelName = Type.String({ minLength: 1, maxLength: 200 });
+
+/**
+ * GenAI usage of one call (contract section 8): from OTLP spans with GenAI attributes, or sent
+ * by an SDK that read the provider's response. Every field is optional; `system` is the provider.
+ */
+export const GenAiInfo = Type.Object(
+  {
+    system: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The provider: openai, anthropic, …' })),
+    operation: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'chat, text_completion, embeddings, …' })),
+    request_model: Type.Optional(ModelName),
+    response_model: Type.Optional(ModelName),
+    input_tokens: Type.Optional(TokenCount),
+    output_tokens: Type.Optional(TokenCount),
+    cached_input_tokens: Type.Optional(TokenCount),
+    reasoning_tokens: Type.Optional(TokenCount),
+    cost_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'What the call cost, where the sender knows it' })),
+  },
+  { additionalProperties: false },
+);
+export type GenAiInfo = Static<typeof GenAiInfo>;
 
 /** One outbound call as the SDK reports it (interface section 2.4). */
 export const TelemetryEvent = Type.Object(
@@ -26,6 +49,7 @@ export const TelemetryEvent = Type.Object(
     deny_reason: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
     trace_id: Type.Optional(Type.Union([TraceId, Type.Null()])),
     span_id: Type.Optional(Type.Union([SpanId, Type.Null()])),
+    gen_ai: Type.Optional(Type.Union([GenAiInfo, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -45,12 +69,3 @@ export const TelemetryAccepted = Type.Object({
 });
 export type TelemetryAccepted = Static<typeof TelemetryAccepted>;
 
-/** GenAI semantic-convention data carried by events that came from OTLP spans. */
-export const GenAiInfo = Type.Object({
-  system: Type.Optional(Type.String()),
-  request_model: Type.Optional(Type.String()),
-  response_model: Type.Optional(Type.String()),
-  input_tokens: Type.Optional(Type.Integer()),
-  output_tokens: Type.Optional(Type.Integer()),
-});
-export type GenAiInfo = Static<typeof GenAiInfo>;

@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       retentionDays: 31,
       bodyLimitBytes: 5 * 1024 * 1024,
       logLevel: 'info',
+      alerts: { smtpUrl: undefined, smtpFrom: 'Corral <alerts@localhost>', webhookAllowPrivate: false, publicUrl: 'http://127.0.0.1:8080' },
+      encryptionKey: undefined,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.jwt)).toBe(true);
@@ -57,6 +59,11 @@ describe('loadConfig', () => {
       CORRAL_RATE_LIMIT_ENTERPRISE: '10000',
       CORRAL_RETENTION_DAYS: '7',
       CORRAL_BODY_LIMIT_BYTES: '1048576',
+      CORRAL_SMTP_URL: 'smtps://alerts:pw@mail.example.com:465',
+      CORRAL_SMTP_FROM: 'Corral <alerts@example.com>',
+      CORRAL_WEBHOOK_ALLOW_PRIVATE: '1',
+      CORRAL_PUBLIC_URL: 'https://corral.example.com/',
+      CORRAL_ENCRYPTION_KEY: 'ab'.repeat(32),
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -81,7 +88,14 @@ describe('loadConfig', () => {
       retentionDays: 7,
       bodyLimitBytes: 1_048_576,
       logLevel: 'debug',
+      alerts: { smtpUrl: 'smtps://alerts:pw@mail.example.com:465', smtpFrom: 'Corral <alerts@example.com>', webhookAllowPrivate: true, publicUrl: 'https://corral.example.com' },
+      encryptionKey: 'ab'.repeat(32),
     });
+  });
+
+  it('links notifications to the bound address when CORRAL_PUBLIC_URL is unset, a wildcard bind read as localhost', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).alerts.publicUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ HOST: '::1' }).alerts.publicUrl).toBe('http://[::1]:8080');
   });
 
   it('accepts both PostgreSQL URL schemes and resolves a relative DATA_DIR', () => {
@@ -108,12 +122,17 @@ describe('loadConfig', () => {
       CORRAL_DEFAULT_PLAN: 'gold',
       CORRAL_RATE_LIMIT_TEAM: '-5',
       CORRAL_RETENTION_DAYS: '1.5',
+      CORRAL_SMTP_URL: 'http://mail.example.com',
+      CORRAL_WEBHOOK_ALLOW_PRIVATE: 'yes',
+      CORRAL_PUBLIC_URL: 'corral.example.com',
+      CORRAL_ENCRYPTION_KEY: 'not-32-bytes',
       LOG_LEVEL: 'loud',
     });
     const named = (name: string) => problems.some((p) => p.startsWith(`${name}:`));
     for (const name of [
       'PORT', 'INGEST_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'CORRAL_ROLE', 'CORRAL_JWT_SECRET', 'CORRAL_JWT_JWKS_URL',
-      'CORRAL_DEFAULT_PLAN', 'CORRAL_RATE_LIMIT_TEAM', 'CORRAL_RETENTION_DAYS', 'LOG_LEVEL',
+      'CORRAL_DEFAULT_PLAN', 'CORRAL_RATE_LIMIT_TEAM', 'CORRAL_RETENTION_DAYS', 'CORRAL_SMTP_URL', 'CORRAL_WEBHOOK_ALLOW_PRIVATE',
+      'CORRAL_PUBLIC_URL', 'CORRAL_ENCRYPTION_KEY', 'LOG_LEVEL',
     ]) {
       expect(named(name), `${name} in ${problems.join(' | ')}`).toBe(true);
     }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
 import { plans } from '@corral/contracts';
+import { parseEncryptionKey } from './lib/secret-box.js';
 
 /**
  * The only module that reads the environment. Every variable is listed in `.env.example` and
@@ -31,6 +32,15 @@ const EnvSchema = Type.Object({
   CORRAL_RATE_LIMIT_TEAM: Type.Optional(PositiveInt),
   CORRAL_RATE_LIMIT_ENTERPRISE: Type.Optional(PositiveInt),
   CORRAL_RETENTION_DAYS: Type.Optional(PositiveInt),
+  // Alert notifications (docs/alerts.md). Unset SMTP: email notifications fail, and say why.
+  CORRAL_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  CORRAL_SMTP_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+  // Webhooks to private, loopback, link-local and unique-local addresses are refused unless 1.
+  CORRAL_WEBHOOK_ALLOW_PRIVATE: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
+  // Where people reach the main API host; links in notifications start with it.
+  CORRAL_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+(/[^?#]*)?$' })),
+  // 32 bytes (hex or base64) that encrypt stored secrets; generated into DATA_DIR when unset.
+  CORRAL_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   // Largest accepted request body. 1,000 events of ~1 KB fit in the default with room to spare.
   CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
   LOG_LEVEL: Type.Optional(
@@ -61,6 +71,15 @@ export interface Config {
   /** Ingest events per minute per organization, by plan (contract section 5). */
   readonly rateLimits: { readonly free: number; readonly team: number; readonly enterprise: number };
   readonly retentionDays: number;
+  readonly alerts: {
+    readonly smtpUrl: string | undefined;
+    readonly smtpFrom: string;
+    readonly webhookAllowPrivate: boolean;
+    /** No trailing slash. */
+    readonly publicUrl: string;
+  };
+  /** CORRAL_ENCRYPTION_KEY as given (checked), or undefined to use the one in DATA_DIR. */
+  readonly encryptionKey: string | undefined;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
 }
@@ -84,12 +103,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const converted = Value.Convert(EnvSchema, raw);
   problems.push(...[...Value.Errors(EnvSchema, converted)].map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`));
+  const encryptionKey = env.CORRAL_ENCRYPTION_KEY || undefined;
+  if (encryptionKey !== undefined) {
+    try {
+      parseEncryptionKey(encryptionKey);
+    } catch (err) {
+      problems.push(`CORRAL_ENCRYPTION_KEY: ${(err as Error).message}`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const e = converted as Env;
+  const host = e.HOST ?? '127.0.0.1';
+  const port = e.PORT ?? 8080;
   return Object.freeze({
-    port: e.PORT ?? 8080,
+    port,
     ingestPort: e.INGEST_PORT ?? 4318,
-    host: e.HOST ?? '127.0.0.1',
+    host,
     dataDir: path.resolve(e.DATA_DIR ?? './data'),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE ?? 10,
@@ -109,7 +138,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       enterprise: e.CORRAL_RATE_LIMIT_ENTERPRISE ?? 6_000_000,
     }),
     retentionDays: e.CORRAL_RETENTION_DAYS ?? 31,
+    alerts: Object.freeze({
+      smtpUrl: e.CORRAL_SMTP_URL,
+      smtpFrom: e.CORRAL_SMTP_FROM ?? 'Corral <alerts@localhost>',
+      webhookAllowPrivate: e.CORRAL_WEBHOOK_ALLOW_PRIVATE === '1',
+      publicUrl: (e.CORRAL_PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, ''),
+    }),
+    encryptionKey: e.CORRAL_ENCRYPTION_KEY,
     bodyLimitBytes: e.CORRAL_BODY_LIMIT_BYTES ?? 5 * 1024 * 1024,
     logLevel: e.LOG_LEVEL ?? 'info',
   });
+}
+
+/** Without CORRAL_PUBLIC_URL, the address the main host listens on; a wildcard bind reads as localhost. */
+function defaultPublicUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }

@@ -1,34 +1,42 @@
 import type { Plan } from '@corral/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db/database.js';
-import type { Authenticator } from './http/auth.js';
 import type { Clock } from './lib/clock.js';
+import type { Worker } from './lib/lifecycle.js';
+import type { Logger } from './lib/logger.js';
+import { createMetrics } from './lib/metrics.js';
+import { createSecretBox, generateEncryptionKey, parseEncryptionKey } from './lib/secret-box.js';
 import { agentRoutes, createAgentService, createAgentStore } from './features/agents/index.js';
+import { alertRoutes, type AlertSettings, composeAlerts } from './features/alerts/index.js';
 import { apiKeyRoutes, createApiKeyService, createApiKeyStore } from './features/api-keys/index.js';
 import { auditRoutes, createAuditStore } from './features/audit/index.js';
 import { createAuthenticator, createJwtVerifier, type JwtSettings } from './features/auth/index.js';
+import {
+  controlEventsOn, controlRoutes, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
+} from './features/control/index.js';
+import { createAgentWindowStats, createDashboardService, createDashboardStore, dashboardRoutes } from './features/dashboard/index.js';
 import { createOrgService, createOrgStore } from './features/orgs/index.js';
-import { createTelemetryComposition } from './features/telemetry/index.js';
-import { controlEventsOn, controlRoutes, createControlBus, createControlService, createStreamHub } from './features/control/index.js';
 import { createPolicyService, createPolicyStore, policyRoutes } from './features/policies/index.js';
+import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from './features/rate-limits/index.js';
+import {
+  createPartitionEventExpiry, createRetentionStore, createRetentionWorker, createRowEventExpiry, type RetentionStore,
+} from './features/retention/index.js';
 import { createSessionService, sessionRoutes } from './features/session/index.js';
 import {
   createSigningKeyStore, createSigningService, generateSigningKeyPem, parseSigningKey, signingRoutes,
 } from './features/signing/index.js';
+import {
+  createIngestService, createPartitionManager, createPostgresTelemetryWriter, createSqliteTelemetryWriter, createTelemetryService,
+  createTelemetryStore, telemetryRoutes,
+} from './features/telemetry/index.js';
 
 /** Registers one feature's routes on a host. */
 export type RouteModule = (app: FastifyInstance) => PromiseLike<unknown>;
 
-/** Background work (evaluators, retention, buses): started by main, stopped on SIGTERM. */
-export interface Worker {
-  readonly name: string;
-  start(): Promise<void> | void;
-  stop(): Promise<void> | void;
-}
-
 export interface ContainerOptions {
   db: Db;
   clock: Clock;
+  log: Logger;
   jwt: JwtSettings;
   defaultPlan: Plan;
   /** Ingest events per minute per organization, by plan (CORRAL_RATE_LIMIT_*); contract defaults when absent. */
@@ -37,39 +45,97 @@ export interface ContainerOptions {
   retentionDays?: number | undefined;
   /** Ed25519 key that signs policy envelopes (CORRAL_SIGNING_KEY or DATA_DIR); tools and tests get a throw-away one. */
   signingKey?: string | undefined;
+  /** CORRAL_ENCRYPTION_KEY (or DATA_DIR's) for stored secrets; tools and tests get a throw-away one. */
+  encryptionKey?: string | undefined;
+  /** Where alert notifications go out (CORRAL_SMTP_*, CORRAL_WEBHOOK_ALLOW_PRIVATE, CORRAL_PUBLIC_URL). */
+  alerts?: AlertSettings | undefined;
 }
 
 const defaultRateLimits = { free: 60_000, team: 600_000, enterprise: 6_000_000 } as const;
 
-/** The composition root: stores → services → routes, one feature a few lines. */
-export async function createContainer({ db, clock, jwt, defaultPlan, signingKey, rateLimits = defaultRateLimits, retentionDays = 31 }: ContainerOptions) {
+/**
+ * The parts that differ by engine, picked here once. The embedded shape keeps the control bus
+ * and the rate limiter in memory (one process owns the file) and stores telemetry on a writer
+ * thread; PostgreSQL shares both through the database, so they hold across processes, and
+ * keeps raw events in day partitions.
+ */
+function engineAdapters(db: Db, log: Logger, retentionStore: RetentionStore) {
+  switch (db.engine) {
+    case 'sqlite': {
+      const controlBus = createMemoryControlBus(log);
+      const telemetryWriter = createSqliteTelemetryWriter(db);
+      return {
+        controlBus,
+        rateLimitStore: createMemoryRateLimitStore(),
+        telemetryWriter,
+        eventExpiry: createRowEventExpiry(retentionStore),
+        partitions: undefined,
+        workers: [controlBus, telemetryWriter],
+      };
+    }
+    case 'postgres': {
+      const controlBus = createPostgresControlBus(db, log);
+      const partitions = createPartitionManager(db.pool);
+      return {
+        controlBus,
+        rateLimitStore: createPostgresRateLimitStore(db),
+        telemetryWriter: createPostgresTelemetryWriter(db, partitions),
+        eventExpiry: createPartitionEventExpiry(partitions, retentionStore),
+        partitions,
+        workers: [controlBus],
+      };
+    }
+  }
+}
+
+/** The composition root: stores → services → routes and workers, a few lines a feature. */
+export async function createContainer(o: ContainerOptions) {
+  const { db, clock, log } = o;
+  const metrics = createMetrics();
+  const retentionStore = createRetentionStore(db);
+  const engine = engineAdapters(db, log, retentionStore);
+
   const orgStore = createOrgStore(db);
-  const orgService = createOrgService({ orgStore, clock, defaultPlan });
+  const orgService = createOrgService({ orgStore, clock, defaultPlan: o.defaultPlan });
   const auditStore = createAuditStore(db);
-
   // Changes reach SDK streams in every process through the control bus (features/control).
-  const controlBus = createControlBus(db);
-  const controlEvents = controlEventsOn(controlBus);
+  const controlEvents = controlEventsOn(engine.controlBus);
 
-  const apiKeyStore = createApiKeyStore(db);
-  const apiKeyService = createApiKeyService({ db, apiKeyStore, orgStore, auditStore, clock, events: controlEvents });
-
-  const agentStore = createAgentStore(db);
-  const agentService = createAgentService({ db, agentStore, orgStore, auditStore, clock, events: controlEvents });
-
+  const apiKeyService = createApiKeyService({ db, apiKeyStore: createApiKeyStore(db), orgStore, auditStore, clock, events: controlEvents });
+  const agentService = createAgentService({ db, agentStore: createAgentStore(db), orgStore, auditStore, clock, events: controlEvents });
   const policyService = createPolicyService({ db, policyStore: createPolicyStore(db), auditStore, clock, events: controlEvents });
   const signingService = createSigningService({
-    signingKeyStore: createSigningKeyStore(db), clock, key: parseSigningKey(signingKey ?? generateSigningKeyPem()),
+    signingKeyStore: createSigningKeyStore(db), clock, key: parseSigningKey(o.signingKey ?? generateSigningKeyPem()),
   });
   const streamHub = createStreamHub({ clock });
-  const controlService = createControlService({ policyService, signingService, hub: streamHub, bus: controlBus, clock });
+  const controlService = createControlService({ policyService, signingService, hub: streamHub, bus: engine.controlBus, clock, log });
 
-  const verifyJwt = await createJwtVerifier(jwt);
-  const sessionService = createSessionService({ verifyJwt, secret: jwt.secret, clock });
-  const authenticator: Authenticator = createAuthenticator({ verifyJwt, apiKeyService, orgService, cookieSession: sessionService });
+  const verifyJwt = await createJwtVerifier(o.jwt);
+  const sessionService = createSessionService({ verifyJwt, secret: o.jwt.secret, clock });
+  const authenticator = createAuthenticator({ verifyJwt, apiKeyService, orgService, sessions: sessionService });
 
-  const telemetry = createTelemetryComposition({ db, clock, agentService, orgService, rateLimits, retentionDays });
+  const rateLimiter = createRateLimiter({
+    store: engine.rateLimitStore, planOf: (orgId) => orgService.planOf(orgId), limits: o.rateLimits ?? defaultRateLimits, clock,
+  });
+  const ingestService = createIngestService({
+    authenticateApiKey: (key) => apiKeyService.authenticate(key),
+    rateLimiter,
+    writer: engine.telemetryWriter,
+    listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length)],
+    log,
+  });
+  const retentionDays = o.retentionDays ?? 31;
+  const telemetryService = createTelemetryService({ store: createTelemetryStore(db), agentService, clock, retentionDays });
+  const dashboardStore = createDashboardStore(db);
+  const dashboardService = createDashboardService({ dashboardStore, clock });
+  const retention = createRetentionWorker({ retentionStore, eventExpiry: engine.eventExpiry, clock, retentionDays, log });
+  const alerts = composeAlerts({
+    db, agentService, auditStore, windowStats: createAgentWindowStats({ dashboardStore }), clock, log, settings: o.alerts ?? {},
+    secretBox: createSecretBox(parseEncryptionKey(o.encryptionKey ?? generateEncryptionKey())),
+  });
 
+  const telemetry = (signatureRequired: boolean): RouteModule => (app) =>
+    app.register(telemetryRoutes, { ingestService, telemetryService, signatureRequired });
   const apiRoutes: RouteModule[] = [
     (app) => app.register(apiKeyRoutes, { apiKeyService }),
     (app) => app.register(agentRoutes, { agentService }),
@@ -77,15 +143,20 @@ export async function createContainer({ db, clock, jwt, defaultPlan, signingKey,
     (app) => app.register(policyRoutes, { policyService }),
     (app) => app.register(signingRoutes, { signingService }),
     (app) => app.register(sessionRoutes, { sessionService, verifyJwt }),
-    (app) => app.register(controlRoutes, { controlService, sessionExpiry: (request) => sessionService.expiryOf(request) }),
-    ...telemetry.apiRoutes,
+    (app) => app.register(controlRoutes, { controlService }),
+    (app) => app.register(dashboardRoutes, { dashboardService }),
+    (app) => app.register(alertRoutes, { alertService: alerts.alertService }),
+    telemetry(false),
   ];
-  const ingestRoutes: RouteModule[] = [...telemetry.ingestRoutes];
-  const workers: Worker[] = [...telemetry.workers];
+  const ingestRoutes: RouteModule[] = [telemetry(true)];
+  // Started in this order and stopped in reverse.
+  // The dispatcher starts before the evaluator that feeds it, so it stops after it.
+  const workers: Worker[] = [...engine.workers, streamHub, retention, alerts.dispatcher, alerts.evaluator];
 
   return {
     db,
     clock,
+    metrics,
     orgService,
     auditStore,
     apiKeyService,
@@ -93,11 +164,17 @@ export async function createContainer({ db, clock, jwt, defaultPlan, signingKey,
     policyService,
     signingService,
     controlService,
-    controlBus,
+    controlBus: engine.controlBus,
     streamHub,
-    telemetryService: telemetry.telemetryService,
-    dashboardService: telemetry.dashboardService,
-    retention: telemetry.retention,
+    ingestService,
+    telemetryWriter: engine.telemetryWriter,
+    dashboardService,
+    retention,
+    alertService: alerts.alertService,
+    alertEvaluator: alerts.evaluator,
+    alertDispatcher: alerts.dispatcher,
+    /** PostgreSQL's raw-event day partitions; undefined on SQLite. */
+    partitions: engine.partitions,
     authenticator,
     apiRoutes,
     ingestRoutes,

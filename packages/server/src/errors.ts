@@ -49,3 +49,10 @@ export class RateLimitedError extends AppError {
     super(429, ErrorCode.rateLimited, message, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }
+/** The store (or another dependency) cannot serve right now; the client should retry. */
+export class UnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds = 5, options?: { cause?: unknown }) {
+    super(503, ErrorCode.unavailable, message, undefined, { 'retry-after': String(retryAfterSeconds) });
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { pgUrl } from '../test/helpers/test-databases.js';
 import { loadConfig } from './config.js';
@@ -41,9 +42,8 @@ describe('stopping the service', () => {
       await withDatabase(async (databaseUrl) => {
         const service = await startService(loadConfig({
           DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret,
-        }), false);
-        const address = service.api?.addresses()[0];
-        const base = `http://127.0.0.1:${typeof address === 'object' ? address?.port : ''}`;
+        }), pino({ level: 'silent' }));
+        const base = service.urls.api ?? '';
         const token = await signJwt(secret, { orgId: randomUUID(), role: 'owner', subject: 'ops' }, 600);
         const post = async (url: string, body: unknown) => (await fetch(`${base}${url}`, {
           method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),

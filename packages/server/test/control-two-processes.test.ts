@@ -8,8 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/features/auth/index.js';
-import { createControlBus } from '../src/features/control/index.js';
-import { TEST_JWT_SECRET } from './helpers/build-test-app.js';
+import { buildTestContext, TEST_JWT_SECRET } from './helpers/build-test-app.js';
 import { createTestDb, type TestDb, testDialects } from './helpers/test-databases.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -66,11 +65,9 @@ async function startServer(databaseUrl: string, dataDir: string, signingKey: str
 
 describe.each(testDialects)('control bus on %s', (dialect) => {
   it('is in-process for the embedded store and LISTEN/NOTIFY on PostgreSQL', async () => {
-    const testDb = await createTestDb(dialect);
-    const bus = createControlBus(testDb.db);
-    expect(bus.kind).toBe(dialect === 'sqlite' ? 'memory' : 'postgres');
-    await bus.stop();
-    await testDb.close();
+    const ctx = await buildTestContext(dialect);
+    expect(ctx.container.controlBus.transport).toBe(dialect === 'sqlite' ? 'memory' : 'postgres');
+    await ctx.close();
   });
 });
 
@@ -131,7 +128,7 @@ describe.each(testDialects.filter((d) => d === 'postgres'))('two processes on on
     await until(() => events.some((e) => e.type === 'kill_switch'), 'kill_switch on B');
     expect(events.find((e) => e.type === 'kill_switch')?.data).toEqual({ active: true });
 
-    const policy = await call(a.base, 'POST', `/v1/agents/${agent.id}/policies`, { policy: { mode: 'enforce' }, activate: true });
+    const policy = await call(a.base, 'POST', `/v1/agents/${agent.id}/policies`, { policy: { mode: 'enforce', default: 'allow' }, activate: true });
     await until(() => events.some((e) => e.type === 'policy_updated'), 'policy_updated on B');
     expect(events.find((e) => e.type === 'policy_updated')?.data).toMatchObject({ version: 1, hash: policy.hash });
 

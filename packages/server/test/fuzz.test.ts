@@ -37,7 +37,7 @@ describe.each(testDialects)('fuzzing every route on %s', (dialect) => {
   /** Sends with the first credential the route takes (public routes get none). */
   const call = (route: RouteInfo, url: string, payload?: unknown, headers: Record<string, string> = {}, kind = credentialKinds(route)[0]) =>
     send(ctx, {
-      method: route.method as 'GET', url, host: route.host, headers, ...(kind ? credentialsOf(org, kind) : {}),
+      method: route.method, url, host: route.host, headers, ...(kind ? credentialsOf(org, kind) : {}),
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
   const withValidIds = (route: RouteInfo) => fillPath(route.url, { ...Object.fromEntries(pathParams(route.url).map((p) => [p, randomUUID()])), ...org.ids });
@@ -55,7 +55,7 @@ describe.each(testDialects)('fuzzing every route on %s', (dialect) => {
         const request = fuzzRequest(rng, route, target.ids);
         const kind = kinds.length > 0 ? kinds[i % kinds.length] : undefined;
         const res = await send(ctx, {
-          method: route.method as 'GET', url: request.url, host: route.host, headers: request.headers ?? {},
+          method: route.method, url: request.url, host: route.host, headers: request.headers ?? {},
           ...(kind ? credentialsOf(target, kind) : {}), ...(request.payload === undefined ? {} : { payload: request.payload }),
         });
         sent++;
@@ -145,6 +145,7 @@ describe.each(testDialects)('fuzzing every route on %s', (dialect) => {
 
   it('answers bad UUIDs in paths with 400 invalid_value', async () => {
     const failures: string[] = [];
+    let checked = 0;
     for (const route of routes.filter((r) => pathParams(r.url).length > 0)) {
       const params = (route.schema?.params ?? {}) as JsonSchema;
       for (const name of pathParams(route.url)) {
@@ -153,8 +154,10 @@ describe.each(testDialects)('fuzzing every route on %s', (dialect) => {
           failures.push(`${routeName(route)}: :${name} has no schema, so nothing validates it`);
           continue;
         }
-        const takesUuid = /\[0-9a-f\]\{8\}/i.test(String(field.pattern ?? '')) || field.format === 'uuid';
+        // UUIDs are case-insensitive, so the pattern takes both cases: [0-9a-fA-F]{8}-…
+        const takesUuid = /\[0-9a-f(?:A-F)?\]\{8\}/i.test((typeof field.pattern === 'string' ? field.pattern : '')) || field.format === 'uuid';
         if (!takesUuid) continue;
+        checked++;
         // The last two fail in the router (malformed escape, over-long segment), before any route runs.
         for (const bad of ['not-a-uuid', '1234', `${org.ids.agent_id}0`, 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz', '%FF%FE', 'a'.repeat(300)]) {
           const url = fillPath(route.url, org.ids).replace(encodeURIComponent(org.ids[name] ?? ''), bad);
@@ -164,6 +167,8 @@ describe.each(testDialects)('fuzzing every route on %s', (dialect) => {
       }
     }
     expect(failures).toEqual([]);
+    // Guards the detection above: a pattern it no longer recognized would check nothing.
+    expect(checked).toBeGreaterThan(10);
   });
 
   it('answers bad cursors and out-of-range limits with 400 invalid_value', async () => {

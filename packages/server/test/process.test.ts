@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,6 +47,8 @@ describe('the service process on SQLite', () => {
     const secret = readFileSync(secretFile, 'utf8').trim();
     expect(secret.length).toBeGreaterThanOrEqual(32);
     expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    // The database holds key hashes and telemetry: owner-only like the secrets, its WAL too.
+    for (const file of ['corral.sqlite', 'corral.sqlite-wal']) expect(statSync(path.join(dataDir, file)).mode & 0o777, file).toBe(0o600);
     const orgId = randomUUID();
     const token = await ownerToken(dataDir, orgId);
     const agentId = await checkServes(first, token);
@@ -105,6 +108,66 @@ describe('the service process on SQLite', () => {
     expect(JSON.parse(res.body)).toMatchObject({ name: 'In flight' });
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.output()).toContain('"signal":"SIGTERM"');
+  });
+
+  it('stops at once on SIGTERM after an event-stream client has gone', SLOW, async () => {
+    const server = await startServerProcess({ DATA_DIR: dataDir });
+    const token = await ownerToken(dataDir);
+    const post = async (url: string, body: unknown) => JSON.parse((await httpCall(`${server.api}${url}`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    })).body) as Record<string, string>;
+    const { key } = await post('/v1/keys', { name: 'sdk', scope: { kind: 'all' } });
+    const { id: agentId } = await post('/v1/agents', { name: 'streamed' });
+    // A stream that gets its init and then loses its client without a word.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${server.api}/v1/agents/${agentId}/control`, { agent: false, headers: { 'x-api-key': key ?? '', accept: 'text/event-stream' } }, (res) => {
+        res.on('data', (chunk: Buffer) => {
+          if (!chunk.toString().includes('event: init')) return;
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const began = Date.now();
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    expect(Date.now() - began).toBeLessThan(3000);
+  });
+
+  it('stops within the drain time even while a client stalls mid-upload', SLOW, async () => {
+    const server = await startServerProcess({ DATA_DIR: dataDir });
+    const token = await ownerToken(dataDir);
+    const stalled = net.connect(Number(new URL(server.api).port), '127.0.0.1');
+    stalled.on('error', () => undefined);
+    await new Promise((resolve) => stalled.once('connect', resolve));
+    // Headers and 5 of 1,000 declared body bytes, then nothing more.
+    stalled.write(`POST /v1/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"nam`);
+    await new Promise((r) => setTimeout(r, 300));
+    const began = Date.now();
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    // The drain waits DRAIN_TIMEOUT_MS (10 s) for the upload, then cuts it.
+    expect(Date.now() - began).toBeLessThan(14_000);
+    stalled.destroy();
+  });
+
+  it('names the variable to change when a port is taken, with exit code 2', SLOW, async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
+        cwd: path.resolve(import.meta.dirname, '../../..'),
+        env: { PATH: process.env.PATH ?? '', PORT: String(port), INGEST_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`PORT: port ${port} on 127.0.0.1 is already in use; set PORT to a free port`);
+    } finally {
+      holder.close();
+    }
   });
 
   it('refuses to start on bad configuration, naming every bad variable, with exit code 2', SLOW, () => {

@@ -56,7 +56,7 @@ describe.each(testDialects)('tenant isolation on %s', (dialect) => {
           continue;
         }
         const res = await send(ctx, {
-          method: route.method as 'GET', url, host: route.host, ...(kind === 'none' ? {} : credentialsOf(b, kind)),
+          method: route.method, url, host: route.host, ...(kind === 'none' ? {} : credentialsOf(b, kind)),
           ...(payload === undefined ? {} : { payload: payload as object }),
         });
         exercised.add(routeName(route));

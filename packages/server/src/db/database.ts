@@ -4,72 +4,67 @@ import pg from 'pg';
 import type { Dialect } from './dialect/types.js';
 import { postgresDialect } from './dialect/postgres.js';
 import { sqliteDialect } from './dialect/sqlite.js';
-import { ImmediateSqliteDialect, openSqlite } from './sqlite-connection.js';
 import type { Database } from './schema.js';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-connection.js';
+import { translatingDialect } from './translate-error.js';
 
-export interface Db {
+/**
+ * What features get: one query builder over both engines and the few differences between them.
+ * Queries through it raise the service's errors, never a driver's (db/translate-error.ts).
+ */
+export interface Store {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
-  /** The pg pool, for the PostgreSQL-only paths (LISTEN/NOTIFY, COPY). */
-  readonly pgPool: pg.Pool | undefined;
-  /** The SQLite file path, or ':memory:'. */
-  readonly sqlitePath: string | undefined;
-  /** The better-sqlite3 handle, for the SQLite-only paths (telemetry's prepared-statement writer). */
-  readonly sqlite?: SqliteDatabase.Database | undefined;
-  /** Runs `hook` when the store closes, before its connections do (helper threads that own a connection). */
-  beforeClose(hook: () => Promise<void>): void;
+}
+
+/** The embedded engine. `file` is a path, or ':memory:'. */
+export interface SqliteDb extends Store {
+  readonly engine: 'sqlite';
+  readonly file: string;
+  /** The main thread's connection, for the engine adapters (telemetry's prepared-statement writer). */
+  readonly sqlite: SqliteDatabase.Database;
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
-  /** postgres://… selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
-  databaseUrl?: string | undefined;
-  sqlitePath?: string;
-  poolSize?: number;
-  /** PostgreSQL schema to use (tests isolate themselves in throw-away schemas). */
-  pgSchema?: string;
+export interface PostgresDb extends Store {
+  readonly engine: 'postgres';
+  /** For the engine adapters only: LISTEN/NOTIFY, the telemetry writer, day partitions. */
+  readonly pool: pg.Pool;
+  close(): Promise<void>;
 }
+
+/**
+ * The store, a closed union chosen once from the configuration. Only the composition root looks
+ * at `engine`, to pick each engine-specific adapter; features take `Store` and interfaces.
+ */
+export type Db = SqliteDb | PostgresDb;
+
+export type DatabaseOptions =
+  | { readonly databaseUrl: string; readonly poolSize?: number; /** Tests isolate themselves in throw-away schemas. */ readonly pgSchema?: string }
+  | { readonly sqliteFile: string };
 
 // BIGINT (int8) and NUMERIC come back from pg as strings by default; our BIGINTs are epoch
 // milliseconds and counters that fit a double exactly.
 const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if (oid === 20 || oid === 1700) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
-} as pg.CustomTypesConfig;
+};
 
 export function createDatabase(options: DatabaseOptions): Db {
-  if (options.databaseUrl) return createPostgres(options.databaseUrl, options.poolSize ?? 10, options.pgSchema);
-  return createSqlite(options.sqlitePath ?? ':memory:');
+  return 'databaseUrl' in options
+    ? createPostgres(options.databaseUrl, options.poolSize ?? 10, options.pgSchema)
+    : createSqlite(options.sqliteFile);
 }
 
-/** Closing, for both engines: the registered hooks first (helper threads with their own connection), then the pool. */
-function closing(kysely: Kysely<Database>): Pick<Db, 'beforeClose' | 'close'> {
-  const hooks: Array<() => Promise<void>> = [];
-  return {
-    beforeClose: (hook) => void hooks.push(hook),
-    async close() {
-      for (const hook of hooks.splice(0)) await hook();
-      await kysely.destroy();
-    },
-  };
-}
-
-function createSqlite(file: string): Db {
+function createSqlite(file: string): SqliteDb {
   const sqlite = openSqlite(file);
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-  return {
-    kysely,
-    dialect: sqliteDialect,
-    pgPool: undefined,
-    sqlitePath: file,
-    sqlite,
-    ...closing(kysely),
-  };
+  const kysely = new Kysely<Database>({ dialect: translatingDialect(new ImmediateSqliteDialect({ database: sqlite }), 'sqlite') });
+  return { engine: 'sqlite', kysely, dialect: sqliteDialect, file, sqlite, close: () => kysely.destroy() };
 }
 
-function createPostgres(url: string, poolSize: number, schema: string | undefined): Db {
+function createPostgres(url: string, poolSize: number, schema: string | undefined): PostgresDb {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -78,12 +73,6 @@ function createPostgres(url: string, poolSize: number, schema: string | undefine
   });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    kysely,
-    dialect: postgresDialect,
-    pgPool: pool,
-    sqlitePath: undefined,
-    ...closing(kysely),
-  };
+  const kysely = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool }), 'postgres') });
+  return { engine: 'postgres', kysely, dialect: postgresDialect, pool, close: () => kysely.destroy() };
 }

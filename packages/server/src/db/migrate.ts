@@ -19,6 +19,6 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
+  if (result.error) throw result.error instanceof Error ? result.error : new Error('Migration failed', { cause: result.error });
   return result;
 }

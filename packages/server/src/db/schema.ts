@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../lib/time.js';
 
 /**
  * Row types of every table. Conventions that let one query serve both engines:
@@ -39,6 +40,8 @@ export interface AgentTable {
   kill_switch_active: number;
   active_policy_version: number | null;
   active_policy_mode: string | null;
+  /** Counts the agent's policy activations; the active policy's bundles carry it (migration 0005). */
+  policy_sequence: number;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -106,6 +109,14 @@ export interface TelemetryRequestIdTable {
   ts: number;
 }
 
+/**
+ * Rollup grains (bucket widths in ms), finest first. Every stored batch is folded into all three
+ * in its own transaction; the dashboard reads the coarsest that fits, retention drops by grain.
+ */
+export const ROLLUP_GRAINS = [MINUTE_MS, HOUR_MS, DAY_MS] as const;
+/** The agent_id of an organization-wide rollup row, so the common questions read one row per bucket. */
+export const ALL_AGENTS = '00000000-0000-0000-0000-000000000000';
+
 interface RollupCounts {
   org_id: string;
   grain: number;
@@ -142,6 +153,82 @@ export interface RateLimitStateTable {
   tat: number;
 }
 
+/** Alert rules and their state; see migration 0008 and docs/alerts.md. */
+export interface AlertRuleTable {
+  org_id: string;
+  id: string;
+  agent_id: string;
+  condition_type: string;
+  threshold: number;
+  window_minutes: number;
+  channel: string;
+  channel_target: string;
+  cooldown_minutes: number;
+  action: string | null;
+  is_enabled: number;
+  state: string;
+  last_value: number | null;
+  last_evaluated_at: number | null;
+  last_triggered_at: number | null;
+  last_notified_at: number | null;
+  muted_until: number | null;
+  notification_count: number;
+  webhook_secret: string | null;
+  previous_webhook_secret: string | null;
+  previous_secret_expires_at: number | null;
+  next_eval_at: number;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AlertHistoryTable {
+  org_id: string;
+  id: string;
+  alert_id: string;
+  state: string;
+  value: number;
+  threshold: number;
+  condition_type: string;
+  window_start: number;
+  window_end: number;
+  notification: string;
+  action: string | null;
+  created_at: number;
+}
+
+/** The notification outbox: one row per message, kept as its delivery record. */
+export interface AlertNotificationTable {
+  org_id: string;
+  id: string;
+  alert_id: string;
+  history_id: string | null;
+  kind: string;
+  channel: string;
+  recipient: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  claim_id: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AlertNotificationAttemptTable {
+  org_id: string;
+  notification_id: string;
+  attempt: number;
+  status: string;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationTable;
   api_keys: ApiKeyTable;
@@ -155,6 +242,10 @@ export interface Database {
   telemetry_host_rollups: TelemetryHostRollupTable;
   telemetry_rule_rollups: TelemetryRuleRollupTable;
   rate_limit_state: RateLimitStateTable;
+  alert_rules: AlertRuleTable;
+  alert_history: AlertHistoryTable;
+  alert_notifications: AlertNotificationTable;
+  alert_notification_attempts: AlertNotificationAttemptTable;
 }
 
 export type { Generated };

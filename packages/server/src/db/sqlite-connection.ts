@@ -1,6 +1,6 @@
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -8,7 +8,7 @@ import path from 'node:path';
  * telemetry writer thread's connection (features/telemetry) both come from here, so they agree.
  */
 export function openSqlite(file: string): SqliteDatabase.Database {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') createPrivately(file);
   const sqlite = new SqliteDatabase(file);
   // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
   sqlite.pragma('journal_mode = WAL');
@@ -20,6 +20,17 @@ export function openSqlite(file: string): SqliteDatabase.Database {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
+}
+
+/**
+ * The database holds API key hashes and every organization's telemetry: readable by its owner
+ * only, like the secrets beside it. SQLite creates its -wal and -shm files with the database
+ * file's permissions, so they follow. An existing file is tightened too.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
 }
 
 /**

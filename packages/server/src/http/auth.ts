@@ -1,7 +1,16 @@
+import type { Access, Role, ScopeResource } from '@corral/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { type Authenticator, type Principal, roleAtLeast, scopeAllows } from '../domain/principal.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { type AuthRule, type Principal, roleAtLeast, scopeAllows } from './principal.js';
+
+/** What a route accepts. Absent `user` means JWTs are refused; absent `key`, API keys are. */
+export interface AuthRule {
+  readonly user?: Role;
+  readonly key?: { readonly resource: ScopeResource; readonly access: Access } | 'any';
+  /** The route needs no credentials at all (health, metrics, OpenAPI). */
+  readonly public?: true;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -12,19 +21,25 @@ declare module 'fastify' {
   }
 }
 
-/** Turns credentials into a principal; implemented by the auth and api-keys features. */
-export interface Authenticator {
-  authenticateBearer(token: string): Promise<Principal>;
-  authenticateApiKey(key: string): Promise<Principal>;
-  /** Cookie sessions, where the deployment has them. Returns undefined when there is no session cookie. */
-  authenticateCookie?(request: FastifyRequest): Promise<Principal | undefined>;
-}
+export const SESSION_COOKIE = 'corral_session';
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Reads the principal a route's auth rule guarantees. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new UnauthorizedError();
   return request.principal;
 }
+
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+const cookieToken = (request: FastifyRequest): string | undefined => request.cookies[SESSION_COOKIE] || undefined;
+
+/** The token that authenticated a person's request: a bearer token wins over the cookie, as below. */
+export const sessionToken = (request: FastifyRequest): string | undefined => bearerToken(request) ?? cookieToken(request);
 
 /**
  * Authenticates and authorizes in `onRequest`, before the body is read, so an anonymous caller
@@ -45,17 +60,21 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { authenticator:
 });
 
 async function authenticate(request: FastifyRequest, authenticator: Authenticator, rule: AuthRule): Promise<Principal> {
-  const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match?.[1]) throw new UnauthorizedError('Authorization header must be "Bearer <token>"');
-    return authenticator.authenticateBearer(match[1]);
+  if (request.headers.authorization !== undefined) {
+    const token = bearerToken(request);
+    if (!token) throw new UnauthorizedError('Authorization header must be "Bearer <token>"');
+    return authenticator.authenticateBearer(token);
   }
   const apiKey = request.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.length > 0) return authenticator.authenticateApiKey(apiKey);
-  if (rule.user && authenticator.authenticateCookie) {
-    const principal = await authenticator.authenticateCookie(request);
-    if (principal) return principal;
+  const token = rule.user ? cookieToken(request) : undefined;
+  if (token) {
+    const csrf = request.headers[CSRF_HEADER];
+    return authenticator.authenticateSession({
+      token,
+      isUnsafe: !SAFE_METHODS.has(request.method),
+      csrfToken: typeof csrf === 'string' ? csrf : undefined,
+    });
   }
   throw new UnauthorizedError();
 }

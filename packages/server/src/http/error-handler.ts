@@ -1,6 +1,7 @@
 import { ErrorCode, type ErrorBody, type FieldError } from '@corral/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { describeSchemaErrors } from '../lib/validation-errors.js';
 
 /** Fastify's own client errors, by code, mapped onto the contract's codes. */
 const fastifyCodes: Record<string, { status: number; code: ErrorCode; message?: string }> = {
@@ -16,16 +17,16 @@ const fastifyCodes: Record<string, { status: number; code: ErrorCode; message?: 
 
 const MAX_DETAILS = 20;
 
+/**
+ * One detail per field and problem, the field named as the caller spells it: `events.0.agent_id`
+ * in a body, `querystring.limit` or `params.agent_id` elsewhere.
+ */
 function validationDetails(error: FastifyError): FieldError[] {
   const part = error.validationContext ?? 'body';
-  return (error.validation ?? []).slice(0, MAX_DETAILS).map((v) => {
-    const missing = (v.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
-    const base = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const leaf = missing.missingProperty ?? missing.additionalProperty;
-    const field = [part === 'body' ? '' : part, base, leaf].filter(Boolean).join('.') || part;
-    const message = missing.additionalProperty ? 'is not a known field' : (v.message ?? 'is invalid');
-    return { field, message };
-  });
+  return describeSchemaErrors(error.validation ?? []).slice(0, MAX_DETAILS).map(({ path, message }) => ({
+    field: [part === 'body' ? '' : part, ...path].filter(Boolean).join('.') || part,
+    message,
+  }));
 }
 
 function toBody(status: number, code: string, message: string, requestId: string, details?: FieldError[]): ErrorBody {

@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
+import { type EventStream, formatEvent, type SseMessage } from '../lib/sse-message.js';
 
 /**
- * The one server-sent-events helper. Features format a message once and hand the text to any
- * number of streams; each stream owns the backpressure rules below.
+ * The one server-sent-events helper: features format a message once (lib/sse-message.ts) and hand
+ * the bytes to any number of streams; each stream owns the backpressure rules below.
  *
  * Memory per slow client is bounded: while the socket's buffer is over its high-water mark,
  * a new message waits in `pending`, where a later message with the same key replaces an
@@ -13,31 +14,12 @@ import type { Writable } from 'node:stream';
  * the latest of each kind is all a slow client needs. A client that stays blocked for
  * MAX_STALLED_HEARTBEATS heartbeats is disconnected; on reconnect it gets the full state.
  */
-export interface SseMessage {
-  readonly event: string;
-  readonly data: unknown;
-  readonly id?: string;
-}
-
 const MAX_STALLED_HEARTBEATS = 2;
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
-const lineBreak = /[\r\n]/;
-
-/** One `event:`/`id:`/`data:` block. Newlines in `event` or `id` would forge fields, so they throw. */
-export function formatEvent({ event, data, id }: SseMessage): string {
-  if (event.length === 0 || lineBreak.test(event)) throw new Error('SSE event names must be one non-empty line');
-  if (id !== undefined && (lineBreak.test(id) || id.includes('\0'))) throw new Error('SSE ids must be one line without NUL');
-  const text = typeof data === 'string' ? data : JSON.stringify(data);
-  const lines = text.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
-  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\n${lines}\n`;
-}
-
-/** formatEvent as bytes: a message for many streams is encoded once and the buffer shared. */
-export const encodeEvent = (message: SseMessage): Buffer => Buffer.from(formatEvent(message), 'utf8');
 
 type Chunk = string | Buffer;
 
-export class SseStream {
+export class SseStream implements EventStream {
   private pending: Map<string, Chunk> | undefined;
   private isHeld: boolean;
   private isWaitingForDrain = false;
@@ -173,6 +155,12 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, opts: Open
   const socket = res.socket instanceof Socket ? res.socket : undefined;
   socket?.setNoDelay(true);
   const stream = new SseStream(res, socket ?? res, opts.held === true);
-  res.on('close', () => stream.markClosed());
+  // The host ends its open streams when it stops (http/shutdown.ts), or stopping would wait on them.
+  const open = request.server.hasDecorator('eventStreams') ? request.server.eventStreams : undefined;
+  open?.add(stream);
+  res.on('close', () => {
+    open?.delete(stream);
+    stream.markClosed();
+  });
   return stream;
 }

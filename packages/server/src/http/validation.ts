@@ -1,5 +1,6 @@
+import { LOWERCASE_KEYWORD } from '@corral/contracts';
 import type { FastifyInstance } from 'fastify';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
@@ -16,7 +17,22 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   });
   addFormats(ajv);
   addFastDateTime(ajv);
+  addLowercase(ajv);
   return ajv;
+}
+
+/**
+ * Case-insensitive text (UUIDs) is lower-cased as it is validated, so handlers and services see
+ * one spelling and compare and store it as is. `modifying` makes Ajv read the value again after
+ * the keyword, so the keywords that follow see the lower-cased text too.
+ */
+function addLowercase(ajv: Ajv): void {
+  const lowercase: SchemaValidateFunction = (enabled: boolean, data: string, _schema, ctx) => {
+    // A value at the root has no parent to write to; the keyword sits on properties only.
+    if (enabled && ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = data.toLowerCase();
+    return true;
+  };
+  ajv.addKeyword({ keyword: LOWERCASE_KEYWORD, type: 'string', schemaType: 'boolean', modifying: true, errors: false, validate: lowercase });
 }
 
 // The shape SDKs send (`2025-01-31T12:34:56.789Z`), positions fixed, so digits are read in place.

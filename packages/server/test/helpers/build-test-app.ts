@@ -2,15 +2,23 @@ import type { ApiKeyScope, Role } from '@corral/contracts';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { buildApiApp, buildIngestApp } from '../../src/app.js';
-import { createContainer, type Container } from '../../src/container.js';
+import { type Container, createContainer, type ContainerOptions } from '../../src/container.js';
+import type { Db } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialect/types.js';
 import { signJwt, type JwtSettings } from '../../src/features/auth/index.js';
-import { createHttpMetrics } from '../../src/http/metrics.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { stopWorkers } from '../../src/lib/lifecycle.js';
+import { generateEncryptionKey } from '../../src/lib/secret-box.js';
+import { createTestLogger, type TestLogger } from './test-logger.js';
 import { collectRoutes, listRoutes, type CollectedRoute, type RouteInfo } from './route-catalog.js';
 import { createTestDb, dialectOf, type TestDb, type TestStoreKind } from './test-databases.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+/**
+ * The encryption key of this test run's deployment: every composition root on one store shares
+ * it, as every process of a deployment shares CORRAL_ENCRYPTION_KEY.
+ */
+export const TEST_ENCRYPTION_KEY = generateEncryptionKey();
 
 /** A clock tests can move. Starts at the real time so JWT `exp` checks behave. */
 export function createTestClock(start = Date.now()): Clock & { set(ms: number): void; advance(ms: number): void } {
@@ -25,6 +33,8 @@ export interface TestContext {
   api: FastifyInstance;
   ingest: FastifyInstance;
   clock: ReturnType<typeof createTestClock>;
+  /** What the service logged (workers' errors among it). */
+  log: TestLogger;
   /** Every route each host serves, found at run time (see route-catalog.ts). */
   routes: { api: RouteInfo[]; ingest: RouteInfo[] };
   /** A JWT for an organization (a new one unless given) and role. */
@@ -40,16 +50,25 @@ export interface TestContext {
 
 export async function buildTestContext(
   kind: TestStoreKind,
-  opts: { plan?: 'free' | 'team' | 'enterprise'; jwt?: Partial<JwtSettings> } = {},
+  opts: {
+    plan?: 'free' | 'team' | 'enterprise';
+    jwt?: Partial<JwtSettings>;
+    /** Options of the composition root to override (rate limits, retention, alert delivery). */
+    container?: Partial<Pick<ContainerOptions, 'rateLimits' | 'retentionDays' | 'alerts' | 'encryptionKey'>>;
+  } = {},
 ): Promise<TestContext> {
   const dialect = dialectOf(kind);
   const testDb = await createTestDb(kind);
   const clock = createTestClock();
+  const log = createTestLogger();
   const container = await createContainer({
     db: testDb.db,
     clock,
+    log,
     defaultPlan: opts.plan ?? 'enterprise',
     jwt: { secret: TEST_JWT_SECRET, ...opts.jwt },
+    encryptionKey: TEST_ENCRYPTION_KEY,
+    ...opts.container,
   });
   const collected = { api: [] as CollectedRoute[], ingest: [] as CollectedRoute[] };
   const observed = {
@@ -57,9 +76,9 @@ export async function buildTestContext(
     apiRoutes: [collectRoutes(collected.api), ...container.apiRoutes],
     ingestRoutes: [collectRoutes(collected.ingest), ...container.ingestRoutes],
   };
-  const appOptions = { container: observed, metrics: createHttpMetrics(), logger: false, bodyLimitBytes: 5 * 1024 * 1024 };
-  const api = await buildApiApp(appOptions);
-  const ingest = await buildIngestApp(appOptions);
+  const appOptions = { container: observed, logger: undefined, bodyLimitBytes: 5 * 1024 * 1024 };
+  const { app: api } = await buildApiApp(appOptions);
+  const { app: ingest } = await buildIngestApp(appOptions);
   await api.ready();
   await ingest.ready();
 
@@ -83,6 +102,7 @@ export async function buildTestContext(
     api,
     ingest,
     clock,
+    log,
     routes: { api: listRoutes(api, 'api', collected.api), ingest: listRoutes(ingest, 'ingest', collected.ingest) },
     token,
     request,
@@ -99,8 +119,39 @@ export async function buildTestContext(
     async close() {
       await api.close();
       await ingest.close();
-      for (const worker of [...container.workers].reverse()) await worker.stop();
+      await stopWorkers(container.workers, log);
       await testDb.close();
     },
   };
+}
+
+/**
+ * Another composition root on a given store, what a second process would hold, without hosts:
+ * for workers that must share the store with the first (two alert evaluators).
+ */
+export async function buildSecondContainer(
+  db: Db,
+  clock: Clock,
+  options: Partial<Pick<ContainerOptions, 'alerts' | 'encryptionKey'>> = {},
+): Promise<Container & { close(): Promise<void> }> {
+  const log = createTestLogger();
+  const container = await createContainer({ db, clock, log, defaultPlan: 'enterprise', jwt: { secret: TEST_JWT_SECRET }, encryptionKey: TEST_ENCRYPTION_KEY, ...options });
+  return { ...container, close: async () => void (await stopWorkers(container.workers, log)) };
+}
+
+/**
+ * Another API host on a given store, with its own composition root: what a second process would
+ * be. Closing the app stops its workers.
+ */
+export async function buildSecondApp(
+  db: Db,
+  clock: Clock,
+  options: Partial<Pick<ContainerOptions, 'rateLimits' | 'retentionDays' | 'defaultPlan'>> = {},
+): Promise<FastifyInstance> {
+  const log = createTestLogger();
+  const container = await createContainer({ db, clock, log, defaultPlan: 'enterprise', jwt: { secret: TEST_JWT_SECRET }, encryptionKey: TEST_ENCRYPTION_KEY, ...options });
+  const { app } = await buildApiApp({ container, logger: undefined, bodyLimitBytes: 5 * 1024 * 1024 });
+  app.addHook('onClose', async () => void (await stopWorkers(container.workers, log)));
+  await app.ready();
+  return app;
 }

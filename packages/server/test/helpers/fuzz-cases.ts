@@ -12,13 +12,15 @@ export interface FuzzRequest {
 
 const badIds = (rng: Rng) => [
   'not-a-uuid', '0', '-1', 'null', '%20', '%00', '%FF%FE', '..%2F..%2Fetc', 'a'.repeat(300), '00000000-0000-0000-0000-000000000000',
-  randomUUID().toUpperCase(), `${randomUUID()}x`, '1e309', encodeURIComponent(randomString(rng, 20)) || 'x',
+  `${randomUUID()}x`, `${randomUUID().toUpperCase()}X`, '1e309', encodeURIComponent(randomString(rng, 20)) || 'x',
 ];
 
 function fuzzPathValue(rng: Rng, real: string | undefined): string {
   const roll = rng();
-  if (roll < 0.5 && real !== undefined) return real;
-  if (roll < 0.7) return randomUUID();
+  if (roll < 0.4 && real !== undefined) return real;
+  // UUIDs are case-insensitive: the upper-case spelling names the same resource.
+  if (roll < 0.5 && real !== undefined) return real.toUpperCase();
+  if (roll < 0.7) return pick(rng, [randomUUID(), randomUUID().toUpperCase()]);
   return pick(rng, badIds(rng));
 }
 
@@ -101,7 +103,7 @@ export function unboundedStrings(schema: JsonSchema, path = ''): string[] {
   const visit = (s: JsonSchema, at: string) => {
     if (s.const !== undefined || Array.isArray(s.enum)) return;
     for (const branch of [...((s.anyOf as JsonSchema[]) ?? []), ...((s.oneOf as JsonSchema[]) ?? []), ...((s.allOf as JsonSchema[]) ?? [])]) visit(branch, at);
-    if (s.type === 'string' && s.maxLength === undefined && s.format === undefined && !/^\^.*\$$/.test(String(s.pattern ?? ''))) out.push(at || '(body)');
+    if (s.type === 'string' && s.maxLength === undefined && s.format === undefined && !/^\^.*\$$/.test((typeof s.pattern === 'string' ? s.pattern : ''))) out.push(at || '(body)');
     for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>)) visit(prop, at ? `${at}.${name}` : name);
     if (s.items && typeof s.items === 'object') visit(s.items as JsonSchema, `${at}[]`);
   };

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { RouteModule } from '../../src/container.js';
-import type { AuthRule } from '../../src/http/principal.js';
+import type { AuthRule } from '../../src/http/auth.js';
 
 /**
  * Every route a host serves, found at run time, so walks over "every route" (tenant isolation,

@@ -33,7 +33,7 @@ type RequestOptions = InjectOptions & { token?: string; apiKey?: string; host?: 
 /** `ctx.request`, but an event stream is answered by its headers instead of waiting forever. */
 export async function send(ctx: TestContext, opts: RequestOptions): Promise<WalkResponse> {
   const abort = new AbortController();
-  const res = await ctx.request({ ...opts, payloadAsStream: true, signal: abort.signal } as RequestOptions);
+  const res = await ctx.request({ ...opts, payloadAsStream: true, signal: abort.signal });
   const stream = res.stream();
   const streamed = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
   let body = '';
@@ -61,8 +61,10 @@ const telemetryEvent = (agentId: string, requestId = `req-${randomBytes(6).toStr
 /** Bodies with meaning beyond their schema (a policy document, an alert on a real agent). */
 const knownBodies: Record<string, (ids: Record<string, string>) => unknown> = {
   'POST /v1/agents/:agent_id/policies': () => ({ policy: { mode: 'enforce', default: 'allow', rules: [] }, activate: false }),
+  // A webhook rule, so that its secret can be rotated; the loopback target is refused at connect
+  // time (CORRAL_WEBHOOK_ALLOW_PRIVATE is off), so a test send fails at once without any network.
   'POST /v1/alerts': (ids) => ({
-    agent_id: ids.agent_id, condition_type: 'error_rate', threshold: 5, channel: 'email', channel_target: 'ops@example.com',
+    agent_id: ids.agent_id, condition_type: 'error_rate', threshold: 5, channel: 'webhook', channel_target: 'http://127.0.0.1:9/corral-hook',
   }),
   'POST /v1/telemetry': (ids) => ({ events: [telemetryEvent(ids.agent_id ?? '')] }),
   'POST /v1/traces': () => ({ resourceSpans: [] }),

@@ -24,7 +24,7 @@ const inherited = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_OPTIONS'];
 
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 90_000): Promise<ServerProcess> {
   const childEnv: Record<string, string> = { PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
-  for (const name of inherited) if (process.env[name] !== undefined) childEnv[name] ??= process.env[name] as string;
+  for (const name of inherited) if (process.env[name] !== undefined) childEnv[name] ??= process.env[name];
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
     cwd: repoRoot,
     env: childEnv,

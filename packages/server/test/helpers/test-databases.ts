@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, type Db } from '../../src/db/database.js';
+import { createDatabase, type Db, type SqliteDb } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialect/types.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
@@ -20,6 +20,12 @@ export const testDialects: DialectName[] = pgUrl ? ['sqlite', 'postgres'] : ['sq
 export type TestStoreKind = DialectName | 'sqlite-file';
 export const telemetryTestStores: TestStoreKind[] = [...testDialects, 'sqlite-file'];
 export const dialectOf = (kind: TestStoreKind): DialectName => (kind === 'sqlite-file' ? 'sqlite' : kind);
+
+/** The SQLite half of a test store, for tests of SQLite's own adapters. */
+export function sqliteOf(testDb: TestDb): SqliteDb {
+  if (testDb.db.engine !== 'sqlite') throw new Error('This test needs a SQLite store');
+  return testDb.db;
+}
 
 export interface TestDb {
   db: Db;
@@ -41,7 +47,7 @@ export async function createTestDb(kind: TestStoreKind, opts: { sqliteFile?: str
   }
   const dialect = kind;
   if (dialect === 'sqlite') {
-    const db = createDatabase({ sqlitePath: opts.sqliteFile ?? ':memory:' });
+    const db = createDatabase({ sqliteFile: opts.sqliteFile ?? ':memory:' });
     await migrateToLatest(db);
     return { db, ...(opts.sqliteFile ? { sqliteFile: opts.sqliteFile } : {}), close: () => db.close() };
   }

@@ -1,3 +1,3 @@
 import type { Dialect } from './types.js';
 
-export const postgresDialect: Dialect = { name: 'postgres', hasRowLocks: true };
+export const postgresDialect: Dialect = { name: 'postgres', hasRowLocks: true, partitionsRawEvents: true };

@@ -1,3 +1,3 @@
 import type { Dialect } from './types.js';
 
-export const sqliteDialect: Dialect = { name: 'sqlite', hasRowLocks: false };
+export const sqliteDialect: Dialect = { name: 'sqlite', hasRowLocks: false, partitionsRawEvents: false };

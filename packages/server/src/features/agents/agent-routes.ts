@@ -4,7 +4,7 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
-import { actorOf } from '../../http/principal.js';
+import { actorOf } from '../../domain/principal.js';
 import { parseIdCursor } from '../../lib/cursor.js';
 import type { AgentService } from './agent-service.js';
 
@@ -62,8 +62,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agentService: AgentService
   app.delete(
     '/v1/agents/:agent_id',
     {
-      config: { auth: { user: 'admin', key: write } },
-      schema: { tags, summary: 'Delete an agent (soft: its telemetry is kept)', params: AgentParams, response: { 200: Success } },
+      config: { auth: { user: 'admin' } },
+      schema: { tags, summary: 'Delete an agent (soft: its telemetry is kept); people only (JWT admin+)', params: AgentParams, response: { 200: Success } },
     },
     async (request) => {
       const p = principalOf(request);
@@ -75,8 +75,10 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agentService: AgentService
   app.post(
     '/v1/agents/:agent_id/kill-switch',
     {
-      config: { auth: { user: 'admin', key: write } },
-      schema: { tags, summary: 'Engage or release the kill switch', params: AgentParams, body: KillSwitchBody, response: { 200: Agent } },
+      // People only (contract section 2): a runaway agent holding its own key must never be able
+      // to release its kill switch, whatever the key's scope.
+      config: { auth: { user: 'admin' } },
+      schema: { tags, summary: 'Engage or release the kill switch; people only (JWT admin+)', params: AgentParams, body: KillSwitchBody, response: { 200: Agent } },
     },
     async (request) => {
       const p = principalOf(request);

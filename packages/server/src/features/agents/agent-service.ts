@@ -1,10 +1,9 @@
 import type { Agent, CreateAgentBody, Page, UpdateAgentBody } from '@corral/contracts';
 import type { Transaction } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import { isUniqueViolation } from '../../db/translate-error.js';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../errors.js';
-import type { Actor } from '../../http/principal.js';
+import type { Actor } from '../../domain/principal.js';
 import { type Clock, toIso } from '../../lib/clock.js';
 import { toPage } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
@@ -21,7 +20,7 @@ export interface AgentEvents {
 export const noAgentEvents: AgentEvents = { killSwitchChanged: () => undefined, agentDeleted: () => undefined };
 
 interface Deps {
-  db: Pick<Db, 'kysely' | 'dialect'>;
+  db: Pick<Store, 'kysely'>;
   agentStore: AgentStore;
   orgStore: Pick<OrgStore, 'lockForUpdate'>;
   auditStore: Pick<AuditStore, 'record'>;
@@ -55,51 +54,64 @@ export function createAgentService({ db, agentStore, orgStore, auditStore, clock
     return row;
   }
 
-  async function createOnce(orgId: string, actor: Actor, input: CreateAgentBody): Promise<AgentRow> {
+  /** Picks the first free slug; a concurrent create that took it meanwhile makes it pick again. */
+  async function insertWithFreeSlug(trx: Transaction<Database>, row: AgentRow): Promise<AgentRow> {
+    const base = slugify(row.name);
+    for (let attempt = 1; attempt <= SLUG_ATTEMPTS; attempt++) {
+      const candidate = { ...row, slug: nextFreeSlug(base, await agentStore.slugsLike(trx, row.org_id, base)) };
+      if (await agentStore.insertIfSlugFree(trx, candidate)) return candidate;
+    }
+    throw new ConflictError('Too many agents are being created with this name at once; retry');
+  }
+
+  /** Every kill-switch change is audited, one that changes nothing included (docs/decisions.md). */
+  async function writeKillSwitch(trx: Transaction<Database>, orgId: string, actor: Actor, id: string, active: boolean, reason: string | undefined): Promise<AgentRow> {
     const now = clock.now();
-    return db.kysely.transaction().execute(async (trx) => {
-      const plan = await orgStore.lockForUpdate(trx, orgId);
-      const limit = planLimits[plan].agents;
-      if ((await agentStore.countLive(trx, orgId)) >= limit) {
-        throw new PlanLimitError(`The ${plan} plan allows ${limit} agents; delete one or change plan`);
-      }
-      const base = slugify(input.name);
-      const row: AgentRow = {
-        org_id: orgId,
-        id: newId(),
-        name: input.name,
-        slug: nextFreeSlug(base, await agentStore.slugsLike(trx, orgId, base)),
-        description: input.description ?? null,
-        status: 'active',
-        public_key: null,
-        kill_switch_active: 0,
-        active_policy_version: null,
-        active_policy_mode: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      };
-      await agentStore.insert(trx, row);
-      await auditStore.record(trx, {
-        orgId, actor, action: 'agent.create', targetType: 'agent', targetId: row.id, at: now,
-        details: { name: row.name, slug: row.slug },
-      });
-      return row;
+    const before = await mustGet(orgId, id, trx);
+    const updated = await agentStore.update(trx, orgId, id, { kill_switch_active: active ? 1 : 0, updated_at: now });
+    if (!updated) throw new NotFoundError('Agent');
+    await auditStore.record(trx, {
+      orgId, actor, action: 'agent.kill_switch', targetType: 'agent', targetId: id, at: now,
+      reason: reason ?? null,
+      details: { active, previous: before.kill_switch_active === 1 },
     });
+    return updated;
   }
 
   return {
     /** The create response carries no active_policy_mode (interface section 2.2). */
     async create(orgId: string, actor: Actor, input: CreateAgentBody): Promise<Agent> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const { active_policy_mode: _omitted, ...agent } = toAgent(await createOnce(orgId, actor, input));
-          return agent;
-        } catch (err) {
-          // Two creations raced for the same slug: the loser picks the next free one.
-          if (!isUniqueViolation(db.dialect.name, err) || attempt >= SLUG_ATTEMPTS) throw err;
+      const now = clock.now();
+      const row = await db.kysely.transaction().execute(async (trx) => {
+        const plan = await orgStore.lockForUpdate(trx, orgId);
+        const limit = planLimits[plan].agents;
+        if ((await agentStore.countLive(trx, orgId)) >= limit) {
+          throw new PlanLimitError(`The ${plan} plan allows ${limit} agents; delete one or change plan`);
         }
-      }
+        const created = await insertWithFreeSlug(trx, {
+          org_id: orgId,
+          id: newId(),
+          name: input.name,
+          slug: '',
+          description: input.description ?? null,
+          status: 'active',
+          public_key: null,
+          kill_switch_active: 0,
+          active_policy_version: null,
+          active_policy_mode: null,
+          policy_sequence: 0,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        });
+        await auditStore.record(trx, {
+          orgId, actor, action: 'agent.create', targetType: 'agent', targetId: created.id, at: now,
+          details: { name: created.name, slug: created.slug },
+        });
+        return created;
+      });
+      const { active_policy_mode: _omitted, ...agent } = toAgent(row);
+      return agent;
     },
 
     async list(orgId: string, limit: number, before: string | undefined): Promise<Page<Agent>> {
@@ -147,20 +159,23 @@ export function createAgentService({ db, agentStore, orgStore, auditStore, clock
     },
 
     async setKillSwitch(orgId: string, actor: Actor, id: string, active: boolean, reason: string | undefined): Promise<Agent> {
-      const now = clock.now();
-      const row = await db.kysely.transaction().execute(async (trx) => {
-        const before = await mustGet(orgId, id, trx);
-        const updated = await agentStore.update(trx, orgId, id, { kill_switch_active: active ? 1 : 0, updated_at: now });
-        if (!updated) throw new NotFoundError('Agent');
-        await auditStore.record(trx, {
-          orgId, actor, action: 'agent.kill_switch', targetType: 'agent', targetId: id, at: now,
-          reason: reason ?? null,
-          details: { active, previous: before.kill_switch_active === 1 },
-        });
-        return updated;
-      });
+      const row = await db.kysely.transaction().execute(async (trx) => writeKillSwitch(trx, orgId, actor, id, active, reason));
       events.killSwitchChanged(orgId, id, active);
       return toAgent(row);
+    },
+
+    /**
+     * Engages the kill switch inside the caller's transaction, so an alert's action commits with
+     * the transition that caused it (or not at all). Answers undefined when the switch was
+     * already engaged or the agent is gone; otherwise `announce` pushes the change to SDK streams
+     * and must be called once the transaction has committed. Releasing stays with people
+     * (`setKillSwitch` behind a JWT admin route).
+     */
+    async engageKillSwitchWithin(trx: Transaction<Database>, orgId: string, actor: Actor, id: string, reason: string): Promise<{ announce(): void } | undefined> {
+      const current = await agentStore.get(orgId, id, trx);
+      if (!current || current.kill_switch_active === 1) return undefined;
+      await writeKillSwitch(trx, orgId, actor, id, true, reason);
+      return { announce: () => events.killSwitchChanged(orgId, id, true) };
     },
 
     /**

@@ -1,16 +1,17 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import type { AgentTable, Database } from '../../db/schema.js';
 
 export type AgentRow = AgentTable;
 type Conn = Transaction<Database> | Kysely<Database>;
 
 /** Every read hides soft-deleted agents unless it says otherwise. */
-export function createAgentStore(db: Db) {
-  const k = db.kysely;
+export function createAgentStore({ kysely: k }: Store) {
   return {
-    async insert(trx: Conn, row: AgentRow): Promise<void> {
-      await trx.insertInto('agents').values(row).execute();
+    /** Inserts unless the slug is taken in the organization (slugs are unique per organization); answers whether it did. */
+    async insertIfSlugFree(trx: Conn, row: AgentRow): Promise<boolean> {
+      const r = await trx.insertInto('agents').values(row).onConflict((oc) => oc.columns(['org_id', 'slug']).doNothing()).executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
     },
 
     async countLive(trx: Conn, orgId: string): Promise<number> {

@@ -184,7 +184,7 @@ describe.each(testDialects)('API keys on %s', (dialect) => {
     expect(routes.length).toBeGreaterThanOrEqual(4);
     for (const route of routes) {
       expect(route.auth?.key, route.url).toBeUndefined();
-      const res = await ctx.request({ method: route.method as 'GET', url: route.url.replace(':key_id', key.id), apiKey: key.key });
+      const res = await ctx.request({ method: route.method, url: route.url.replace(':key_id', key.id), apiKey: key.key });
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(403);
       expect(res.json().error.code).toBe('forbidden');
     }

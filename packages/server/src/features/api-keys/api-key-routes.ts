@@ -1,7 +1,7 @@
 import { ApiKey, CreateApiKeyBody, CreatedApiKey, IdParams, Page, PageQuery, Success } from '@corral/contracts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
-import { actorOf } from '../../http/principal.js';
+import { actorOf } from '../../domain/principal.js';
 import { parseIdCursor } from '../../lib/cursor.js';
 import type { ApiKeyService } from './api-key-service.js';
 

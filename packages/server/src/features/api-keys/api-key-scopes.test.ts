@@ -19,6 +19,8 @@ function contractKeyRule(route: RouteInfo): KeyRule | 'unknown' {
   if (url === '/v1/audit-log') return undefined; // an admin's JWT: no key resource covers it
   if (url.startsWith('/v1/auth/')) return undefined; // cookie sessions are made from JWTs
   if (url.endsWith('/control/dashboard-stream')) return undefined; // the dashboard's cookie session
+  // The kill switch and agent deletion are for people only, whatever the key's scope.
+  if (url === '/v1/agents/:agent_id/kill-switch' || (url === '/v1/agents/:agent_id' && method === 'DELETE')) return undefined;
   if (url === '/v1/policy-keys') return 'any';
   if (/^\/v1\/agents\/:agent_id\/policies/.test(url)) return { resource: 'policies', access };
   if (url.startsWith('/v1/agents')) return { resource: 'agents', access };
@@ -28,7 +30,7 @@ function contractKeyRule(route: RouteInfo): KeyRule | 'unknown' {
   return 'unknown';
 }
 
-/** The scope rules of contract section 2, written out independently of http/principal.ts. */
+/** The scope rules of contract section 2, written out independently of domain/principal.ts. */
 function expectAllowed(scope: ApiKeyScope, rule: Exclude<KeyRule, undefined>): boolean {
   if (rule === 'any' || scope.kind === 'all') return true;
   if (scope.kind === 'read_only') return rule.access === 'read';
@@ -77,7 +79,7 @@ describe.each(testDialects)('API key scopes on %s', (dialect) => {
       // Unknown ids and no body: an allowed call ends in 400 or 404 and changes nothing.
       const url = route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID());
       for (const { scope, key } of keys) {
-        const res = await send(ctx, { method: route.method as 'GET', url, host: route.host, apiKey: key });
+        const res = await send(ctx, { method: route.method, url, host: route.host, apiKey: key });
         const refused = res.statusCode === 403 && res.json().error?.code === 'forbidden';
         const allowed = expectAllowed(scope, route.auth?.key as Exclude<KeyRule, undefined>);
         if (res.statusCode === 401 || res.statusCode >= 500 || refused === allowed) {
@@ -105,14 +107,30 @@ describe.each(testDialects)('API key scopes on %s', (dialect) => {
     expect(renamed.json()).toMatchObject({ name: 'renamed', org_id: owner.orgId });
   });
 
+  it("never lets an API key release its agent's kill switch or delete the agent, whatever its scope", async () => {
+    const agent = await ctx.request({ method: 'POST', url: '/v1/agents', token: owner.token, payload: { name: 'runaway' } });
+    const id = agent.json<{ id: string }>().id;
+    const engaged = await ctx.request({ method: 'POST', url: `/v1/agents/${id}/kill-switch`, token: owner.token, payload: { active: true, reason: 'loop' } });
+    expect(engaged.statusCode).toBe(200);
+    for (const { scope, key } of keys) {
+      const release = await ctx.request({ method: 'POST', url: `/v1/agents/${id}/kill-switch`, apiKey: key, payload: { active: false } });
+      expect(release.statusCode, JSON.stringify(scope)).toBe(403);
+      expect(release.json().error.code).toBe('forbidden');
+      const deleted = await ctx.request({ method: 'DELETE', url: `/v1/agents/${id}`, apiKey: key });
+      expect(deleted.statusCode, JSON.stringify(scope)).toBe(403);
+    }
+    const after = await ctx.request({ method: 'GET', url: `/v1/agents/${id}`, token: owner.token });
+    expect(after.json()).toMatchObject({ kill_switch_active: true });
+  });
+
   it('refuses keys on JWT-only routes and JWTs on key-only routes with 403', async () => {
     const all = keys[0]?.key ?? '';
     for (const route of routes.filter((r) => !r.auth?.key && r.auth?.user)) {
-      const res = await send(ctx, { method: route.method as 'GET', url: route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID()), host: route.host, apiKey: all });
+      const res = await send(ctx, { method: route.method, url: route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID()), host: route.host, apiKey: all });
       expect(res.statusCode, routeName(route)).toBe(403);
     }
     for (const route of routes.filter((r) => r.auth?.key && !r.auth?.user)) {
-      const res = await send(ctx, { method: route.method as 'GET', url: route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID()), host: route.host, token: owner.token });
+      const res = await send(ctx, { method: route.method, url: route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID()), host: route.host, token: owner.token });
       expect(res.statusCode, routeName(route)).toBe(403);
     }
   });

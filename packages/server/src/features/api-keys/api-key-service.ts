@@ -1,8 +1,8 @@
 import type { ApiKey, ApiKeyScope, CreateApiKeyBody, CreatedApiKey, Page } from '@corral/contracts';
 import { ErrorCode } from '@corral/contracts';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import { ConflictError, NotFoundError, PlanLimitError, UnauthorizedError, ValidationError } from '../../errors.js';
-import type { Actor, Principal } from '../../http/principal.js';
+import type { Actor, Principal } from '../../domain/principal.js';
 import { type Clock, parseTimestamp, toIso, toIsoOrNull } from '../../lib/clock.js';
 import { toPage } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
@@ -17,7 +17,7 @@ export interface ApiKeyEvents {
 }
 
 interface Deps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Store, 'kysely'>;
   apiKeyStore: ApiKeyStore;
   orgStore: Pick<OrgStore, 'lockForUpdate'>;
   auditStore: Pick<AuditStore, 'record'>;

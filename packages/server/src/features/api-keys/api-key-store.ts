@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import type { ApiKeyTable, Database } from '../../db/schema.js';
 
 export type ApiKeyRow = ApiKeyTable;
 
-export function createApiKeyStore(db: Db) {
+export function createApiKeyStore(db: Store) {
   const k = db.kysely;
   return {
     async insert(trx: Transaction<Database> | Kysely<Database>, row: ApiKeyRow): Promise<void> {

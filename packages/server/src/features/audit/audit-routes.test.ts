@@ -127,7 +127,7 @@ describe.each(testDialects)('audit log on %s', (dialect) => {
       const payload = validBody(route, org.ids);
       const kind = credentialKinds(route)[0] ?? 'user';
       const res = await send(ctx, {
-        method: route.method as 'POST', url: fillPath(route.url, org.ids) + queryString(validQuery(route, org.ids)), host: route.host,
+        method: route.method, url: fillPath(route.url, org.ids) + queryString(validQuery(route, org.ids)), host: route.host,
         ...credentialsOf(org, kind), ...(payload === undefined ? {} : { payload: payload as object }),
       });
       if (res.statusCode >= 300) {

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditEntry } from '@corral/contracts';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import type { Actor } from '../../http/principal.js';
+import type { Actor } from '../../domain/principal.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 
@@ -17,7 +17,7 @@ export interface AuditRecord {
   at: number;
 }
 
-export function createAuditStore(db: Db) {
+export function createAuditStore(db: Store) {
   return {
     /** Written inside the mutation's own transaction, so a change and its record land together. */
     async record(trx: Transaction<Database> | Kysely<Database>, entry: AuditRecord): Promise<void> {

@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type { Authenticator } from '../../http/auth.js';
+import type { Authenticator, Principal, SessionCredentials } from '../../domain/principal.js';
 import type { ApiKeyService } from '../api-keys/index.js';
 import type { OrgService } from '../orgs/index.js';
 import type { JwtClaims, JwtVerifier } from './jwt.js';
@@ -9,27 +8,18 @@ interface Deps {
   apiKeyService: Pick<ApiKeyService, 'authenticate'>;
   orgService: Pick<OrgService, 'ensure'>;
   /** The dashboard's cookie session; it also enforces CSRF on unsafe methods. */
-  cookieSession?: { claimsFromCookie(request: FastifyRequest): Promise<JwtClaims | undefined> };
+  sessions: { verify(session: SessionCredentials): Promise<JwtClaims> };
 }
 
-export function createAuthenticator({ verifyJwt, apiKeyService, orgService, cookieSession }: Deps): Authenticator {
+export function createAuthenticator({ verifyJwt, apiKeyService, orgService, sessions }: Deps): Authenticator {
+  async function userOf(claims: JwtClaims): Promise<Principal> {
+    // An organization is created on the first valid JWT that names it (contract section 2).
+    await orgService.ensure(claims.orgId);
+    return { kind: 'user', orgId: claims.orgId, subject: claims.subject, role: claims.role, expiresAt: claims.expiresAt };
+  }
   return {
-    async authenticateBearer(token) {
-      const claims = await verifyJwt(token);
-      // An organization is created on the first valid JWT that names it (contract section 2).
-      await orgService.ensure(claims.orgId);
-      return { kind: 'user', orgId: claims.orgId, subject: claims.subject, role: claims.role };
-    },
+    authenticateBearer: async (token) => userOf(await verifyJwt(token)),
     authenticateApiKey: (key) => apiKeyService.authenticate(key),
-    ...(cookieSession
-      ? {
-          async authenticateCookie(request: FastifyRequest) {
-            const claims = await cookieSession.claimsFromCookie(request);
-            if (!claims) return undefined;
-            await orgService.ensure(claims.orgId);
-            return { kind: 'user' as const, orgId: claims.orgId, subject: claims.subject, role: claims.role };
-          },
-        }
-      : {}),
+    authenticateSession: async (session) => userOf(await sessions.verify(session)),
   };
 }

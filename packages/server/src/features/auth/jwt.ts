@@ -18,6 +18,8 @@ export interface JwtClaims {
   subject: string;
   orgId: string;
   role: Role;
+  /** `exp` in epoch ms (every accepted token has one). */
+  expiresAt?: number | undefined;
 }
 
 const ASYMMETRIC = ['RS256', 'ES256', 'EdDSA'] as const;
@@ -68,7 +70,7 @@ export async function createJwtVerifier(settings: JwtSettings) {
     if (typeof role !== 'string' || !(roles as readonly string[]).includes(role)) {
       throw new UnauthorizedError(`Token role must be one of ${roles.join(', ')}`);
     }
-    return { subject: String(payload.sub), orgId, role: role as Role };
+    return { subject: String(payload.sub), orgId, role: role as Role, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined };
   };
 }
 export type JwtVerifier = Awaited<ReturnType<typeof createJwtVerifier>>;

@@ -74,7 +74,7 @@ describe.each(testDialects)('role hierarchy on %s', (dialect) => {
       // Unknown ids and no body: an admitted call ends in 400 or 404 (or 200 for lists) and changes nothing.
       const url = route.url.replace(/:([A-Za-z0-9_]+)/g, () => randomUUID());
       for (const role of roles) {
-        const res = await send(ctx, { method: route.method as 'GET', url, host: route.host, token: tokens[role] });
+        const res = await send(ctx, { method: route.method, url, host: route.host, token: tokens[role] });
         const refused = res.statusCode === 403 && res.json().error?.code === 'forbidden';
         const shouldRefuse = roles.indexOf(role) < roles.indexOf(minimum);
         if (refused !== shouldRefuse || res.statusCode === 401 || res.statusCode >= 500) {

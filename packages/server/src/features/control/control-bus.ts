@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Db } from '../../db/database.js';
+import type { PostgresDb } from '../../db/database.js';
+import { translateStoreError } from '../../db/translate-error.js';
+import type { Worker } from '../../lib/lifecycle.js';
+import type { Logger } from '../../lib/logger.js';
 
 /**
  * Hints that cross processes: "this agent's control state changed", "close these streams".
@@ -12,8 +15,13 @@ export type ControlMessage =
   | { readonly kind: 'agent_deleted'; readonly orgId: string; readonly agentId: string }
   | { readonly kind: 'key_revoked'; readonly orgId: string; readonly keyId: string };
 
-export interface ControlBus {
-  readonly kind: 'memory' | 'postgres';
+/**
+ * A worker: the PostgreSQL bus holds a listening connection from the first stream until the
+ * process stops. Errors (a lost connection, a handler that throws) are logged, never thrown to
+ * the publisher.
+ */
+export interface ControlBus extends Worker {
+  readonly transport: 'memory' | 'postgres';
   /** Delivers to this process at once and to the others through the store; never throws. */
   publish(message: ControlMessage): void;
   subscribe(handler: (message: ControlMessage) => void): void;
@@ -21,40 +29,35 @@ export interface ControlBus {
   ready(): Promise<void>;
   /** After a lost connection is back: messages may have been missed, so state must be re-read. */
   onResync(handler: () => void): void;
-  onError(handler: (err: unknown) => void): void;
-  stop(): Promise<void>;
 }
 
-function createHandlers() {
+function createHandlers(log: Logger) {
   const handlers: Array<(m: ControlMessage) => void> = [];
   const resyncs: Array<() => void> = [];
-  let errorHandler: (err: unknown) => void = () => undefined;
   const deliver = (message: ControlMessage) => {
     for (const handler of handlers) {
       try {
         handler(message);
       } catch (err) {
-        errorHandler(err);
+        log.error({ err, message }, 'a control bus handler failed');
       }
     }
   };
-  return {
-    handlers, resyncs, deliver,
-    error: (err: unknown) => errorHandler(err),
-    setErrorHandler: (h: (err: unknown) => void) => void (errorHandler = h),
-  };
+  return { handlers, resyncs, deliver };
 }
 
 /** The embedded shape: one process, so a message only has to reach this process's streams. */
-export function createMemoryControlBus(): ControlBus {
-  const h = createHandlers();
+export function createMemoryControlBus(log: Logger): ControlBus {
+  const h = createHandlers(log);
   return {
-    kind: 'memory',
+    name: 'control-bus',
+    kind: 'resource',
+    transport: 'memory',
+    start: () => Promise.resolve(),
     publish: (message) => h.deliver(message),
     subscribe: (handler) => void h.handlers.push(handler),
     ready: () => Promise.resolve(),
     onResync: (handler) => void h.resyncs.push(handler),
-    onError: (handler) => h.setErrorHandler(handler),
     stop: () => Promise.resolve(),
   };
 }
@@ -69,8 +72,9 @@ const RECONNECT_MAX_MS = 10_000;
  * (or test runs) may share one database in different schemas. A process ignores its own
  * notifications: it has already delivered them locally.
  */
-export function createPostgresControlBus(pool: pg.Pool): ControlBus {
-  const h = createHandlers();
+export function createPostgresControlBus({ pool }: Pick<PostgresDb, 'pool'>, log: Logger): ControlBus {
+  const h = createHandlers(log);
+  const error = (err: unknown, msg: string) => log.warn({ err: translateStoreError('postgres', err) }, msg);
   const origin = randomUUID();
   let channelOf: Promise<string> | undefined;
   let listening: Promise<void> | undefined;
@@ -99,12 +103,12 @@ export function createPostgresControlBus(pool: pg.Pool): ControlBus {
     try {
       parsed = JSON.parse(n.payload) as ControlMessage & { origin?: string };
     } catch (err) {
-      h.error(err);
+      error(err, 'unreadable control bus notification');
       return;
     }
     if (parsed.origin === origin) return;
     const { origin: _from, ...message } = parsed;
-    h.deliver(message as ControlMessage);
+    h.deliver(message);
   }
 
   function lost(c: pg.Client): void {
@@ -124,7 +128,7 @@ export function createPostgresControlBus(pool: pg.Pool): ControlBus {
           for (const resync of h.resyncs) resync();
         },
         (err: unknown) => {
-          h.error(err);
+          error(err, 'control bus reconnect failed; retrying');
           reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MAX_MS);
           scheduleReconnect();
         },
@@ -137,7 +141,7 @@ export function createPostgresControlBus(pool: pg.Pool): ControlBus {
     const name = await channel();
     const c = new pg.Client(pool.options);
     c.on('error', (err) => {
-      h.error(err);
+      error(err, 'control bus connection lost; reconnecting');
       lost(c);
     });
     c.on('end', () => lost(c));
@@ -160,17 +164,22 @@ export function createPostgresControlBus(pool: pg.Pool): ControlBus {
   }
 
   return {
-    kind: 'postgres',
+    name: 'control-bus',
+    kind: 'resource',
+    transport: 'postgres',
+    // The listening connection opens with the first stream, so processes without streams hold none.
+    start: () => Promise.resolve(),
     publish(message) {
       h.deliver(message);
       channel()
         .then((name) => pool.query('SELECT pg_notify($1, $2)', [name, JSON.stringify({ ...message, origin })]))
-        .catch((err: unknown) => h.error(err));
+        .catch((err: unknown) => error(err, 'control bus notify failed; other processes see the change on their next read'));
     },
     subscribe: (handler) => void h.handlers.push(handler),
-    ready: () => listen(),
+    ready: () => listen().catch((err: unknown) => {
+      throw translateStoreError('postgres', err);
+    }),
     onResync: (handler) => void h.resyncs.push(handler),
-    onError: (handler) => h.setErrorHandler(handler),
     async stop() {
       isStopped = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);
@@ -180,9 +189,4 @@ export function createPostgresControlBus(pool: pg.Pool): ControlBus {
       await c?.end().catch(() => undefined);
     },
   };
-}
-
-/** In-process for the embedded store; LISTEN/NOTIFY when processes may share PostgreSQL. */
-export function createControlBus(db: Pick<Db, 'pgPool'>): ControlBus {
-  return db.pgPool ? createPostgresControlBus(db.pgPool) : createMemoryControlBus();
 }

@@ -102,6 +102,28 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
     return client;
   };
 
+  it('pushes a rollback: the older version under a higher activation sequence, in the event and the signed bundle', async () => {
+    const agentId = await newAgent();
+    const create = (policy: object, activate: boolean) =>
+      ctx.request({ method: 'POST', url: `/v1/agents/${agentId}/policies`, token: owner.token, payload: { policy, activate } });
+    await create({ default: 'allow' }, true);
+    await create({ mode: 'enforce', default: 'deny', rules: [] }, true);
+    const client = open(agentId);
+    await client.waitFor('init');
+    const bundleOf = (data: Record<string, unknown>) =>
+      JSON.parse(Buffer.from((data.policy_envelope as { payload: string }).payload, 'base64').toString()) as { version: number; sequence: number };
+    expect(bundleOf(client.received[0]!.data)).toMatchObject({ version: 2, sequence: 2 });
+
+    const rollback = await ctx.request({ method: 'POST', url: `/v1/agents/${agentId}/policies/1/activate`, token: owner.token });
+    expect(rollback.statusCode).toBe(200);
+    await client.waitFor('policy_updated');
+    const update = client.ofType('policy_updated')[0]!.data;
+    expect(update).toMatchObject({ version: 1, sequence: 3 });
+    expect(bundleOf(update)).toMatchObject({ agent_id: agentId, version: 1, sequence: 3 });
+    const polled = await ctx.request({ method: 'GET', url: `/v1/agents/${agentId}/control/state`, apiKey });
+    expect(bundleOf(polled.json())).toMatchObject({ version: 1, sequence: 3 });
+  });
+
   it('sends init with the current state, then kill_switch and policy_updated, each with an id', async () => {
     const agentId = await newAgent();
     await killSwitch(agentId, true);
@@ -116,14 +138,14 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
 
     const created = await ctx.request({
       method: 'POST', url: `/v1/agents/${agentId}/policies`, token: owner.token,
-      payload: { policy: { mode: 'enforce', rules: [{ name: 'r', deny: { url: 'a.com/**' } }] }, activate: true },
+      payload: { policy: { mode: 'enforce', default: 'allow', rules: [{ name: 'r', deny: { url: 'a.com/**' } }] }, activate: true },
     });
     await client.waitFor('policy_updated');
     const update = client.ofType('policy_updated')[0];
-    expect(update?.data).toMatchObject({ version: 1, hash: created.json().hash });
+    expect(update?.data).toMatchObject({ version: 1, sequence: 1, hash: created.json().hash });
     const envelope = update?.data.policy_envelope as { payload: string; payloadType: string };
     expect(envelope.payloadType).toBe('application/vnd.corral.policy-bundle+json');
-    expect(JSON.parse(Buffer.from(envelope.payload, 'base64').toString())).toMatchObject({ agent_id: agentId, version: 1 });
+    expect(JSON.parse(Buffer.from(envelope.payload, 'base64').toString())).toMatchObject({ agent_id: agentId, version: 1, sequence: 1 });
     const ids = client.received.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(client.received.map((r) => r.type)).toEqual(['init', 'kill_switch', 'policy_updated']);
@@ -131,7 +153,7 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
 
   it('starts a new stream with the active policy in init, and states the same through polling', async () => {
     const agentId = await newAgent();
-    const created = await ctx.request({ method: 'POST', url: `/v1/agents/${agentId}/policies`, token: owner.token, payload: { policy: {}, activate: true } });
+    const created = await ctx.request({ method: 'POST', url: `/v1/agents/${agentId}/policies`, token: owner.token, payload: { policy: { default: 'allow' }, activate: true } });
     const client = open(agentId);
     await client.waitFor('init');
     expect(client.received[0]?.data).toMatchObject({ kill_switch_active: false, active_policy_hash: created.json().hash });

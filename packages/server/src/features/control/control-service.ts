@@ -3,10 +3,11 @@ import {
 } from '@corral/contracts';
 import canonicalizeModule from 'canonicalize';
 import { NotFoundError } from '../../errors.js';
-import { encodeEvent, type SseStream } from '../../http/sse.js';
 import { type Clock, toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { documentOf, type PolicyService, type PolicyVersionRow } from '../policies/index.js';
+import type { Logger } from '../../lib/logger.js';
+import { encodeEvent, type EventStream } from '../../lib/sse-message.js';
+import { type ActivePolicy, documentOf, type PolicyService } from '../policies/index.js';
 import type { SigningService } from '../signing/index.js';
 import type { ControlBus, ControlMessage } from './control-bus.js';
 import type { AgentGroup, StreamHub, Subscriber } from './stream-hub.js';
@@ -18,8 +19,9 @@ interface Deps {
   policyService: Pick<PolicyService, 'controlState'>;
   signingService: Pick<SigningService, 'sign'>;
   hub: StreamHub;
-  bus: ControlBus;
+  bus: Pick<ControlBus, 'subscribe' | 'onResync' | 'ready'>;
   clock: Clock;
+  log: Logger;
 }
 
 export type StreamRequest = Omit<Subscriber, 'stream'>;
@@ -30,9 +32,11 @@ export type StreamRequest = Omit<Subscriber, 'stream'>;
  * once, and writes it to each stream. A stream registers before it reads its `init` state and
  * holds what arrives meanwhile, so no change can fall between `init` and the first push.
  */
-export function createControlService({ policyService, signingService, hub, bus, clock }: Deps) {
-  async function envelopeOf(agentId: string, row: PolicyVersionRow): Promise<DsseEnvelope> {
-    const bundle: PolicyBundle = { agent_id: agentId, version: row.version, hash: row.hash, issued_at: toIso(clock.now()), policy: documentOf(row) };
+export function createControlService({ policyService, signingService, hub, bus, clock, log }: Deps) {
+  async function envelopeOf(agentId: string, row: ActivePolicy): Promise<DsseEnvelope> {
+    const bundle: PolicyBundle = {
+      agent_id: agentId, version: row.version, sequence: row.sequence, hash: row.hash, issued_at: toIso(clock.now()), policy: documentOf(row),
+    };
     return signingService.sign(POLICY_BUNDLE_MEDIA_TYPE, Buffer.from(canonicalize(bundle), 'utf8'));
   }
 
@@ -42,7 +46,7 @@ export function createControlService({ policyService, signingService, hub, bus, 
     return state;
   }
 
-  /** Pushes what changed since this process last pushed; versions only move forward. */
+  /** Pushes what changed since this process last pushed; activation sequences only move forward. */
   async function refreshOnce(group: AgentGroup): Promise<void> {
     const state = await policyService.controlState(group.orgId, group.agentId);
     if (!state) {
@@ -54,14 +58,16 @@ export function createControlService({ policyService, signingService, hub, bus, 
       hub.broadcast(group, 'kill_switch', encodeEvent({ event: 'kill_switch', id: newId(), data: { active: state.killSwitchActive } }));
     }
     const active = state.active;
-    const isNewer = active !== undefined && (known?.policyVersion ?? 0) < active.version;
+    const isNewer = active !== undefined && (known?.policySequence ?? 0) < active.sequence;
     if (active && isNewer) {
-      const data: PolicyUpdatedEvent = { version: active.version, hash: active.hash, policy_envelope: await envelopeOf(group.agentId, active) };
+      const data: PolicyUpdatedEvent = {
+        version: active.version, sequence: active.sequence, hash: active.hash, policy_envelope: await envelopeOf(group.agentId, active),
+      };
       hub.broadcast(group, 'policy_updated', encodeEvent({ event: 'policy_updated', id: newId(), data }));
     }
     group.state = {
       killSwitchActive: state.killSwitchActive,
-      policyVersion: isNewer ? active.version : (known?.policyVersion ?? null),
+      policySequence: isNewer ? active.sequence : (known?.policySequence ?? 0),
     };
   }
 
@@ -79,15 +85,13 @@ export function createControlService({ policyService, signingService, hub, bus, 
           await refreshOnce(group);
         } while (group.isDirty && group.subscribers.size > 0);
       } catch (err) {
-        onError(err);
+        log.error({ err, orgId: group.orgId, agentId: group.agentId }, 'control streams could not be refreshed; the next change retries');
       } finally {
         // In the same step as the last check, so no hint can fall between the two.
         group.refreshing = undefined;
       }
     })();
   }
-
-  let onError: (err: unknown) => void = () => undefined;
 
   function handle(message: ControlMessage): void {
     switch (message.kind) {
@@ -123,7 +127,7 @@ export function createControlService({ policyService, signingService, hub, bus, 
     },
 
     /** Registers an opened (held) stream, sends `init`, then lets pushed events through. */
-    async attach(stream: SseStream, request: StreamRequest): Promise<void> {
+    async attach(stream: EventStream, request: StreamRequest): Promise<void> {
       const group = hub.add({ ...request, stream });
       try {
         const state = await mustRead(request.orgId, request.agentId);
@@ -133,24 +137,13 @@ export function createControlService({ policyService, signingService, hub, bus, 
           active_policy_hash: active?.hash ?? null,
           policy_envelope: active ? await envelopeOf(request.agentId, active) : null,
         };
-        group.state ??= { killSwitchActive: state.killSwitchActive, policyVersion: active?.version ?? null };
+        group.state ??= { killSwitchActive: state.killSwitchActive, policySequence: active?.sequence ?? 0 };
         stream.send({ event: 'init', id: newId(), data: init });
         stream.release();
       } catch (err) {
         stream.close();
         throw err;
       }
-    },
-
-    setErrorHandler(handler: (err: unknown) => void): void {
-      onError = handler;
-      bus.onError(handler);
-    },
-
-    /** Ends every stream (shutdown) and stops listening for other processes. */
-    async shutdown(): Promise<void> {
-      hub.closeAll();
-      await bus.stop();
     },
   };
 }

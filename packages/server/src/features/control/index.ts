@@ -1,4 +1,4 @@
-export { createControlBus, createMemoryControlBus, createPostgresControlBus, type ControlBus, type ControlMessage } from './control-bus.js';
+export { createMemoryControlBus, createPostgresControlBus, type ControlBus, type ControlMessage } from './control-bus.js';
 export { controlEventsOn } from './control-events.js';
 export { createStreamHub, type StreamHub, HEARTBEAT_MS } from './stream-hub.js';
 export { createControlService, type ControlService } from './control-service.js';

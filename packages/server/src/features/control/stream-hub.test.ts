@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatEvent, openSse } from '../../http/sse.js';
+import { openSse } from '../../http/sse.js';
+import { formatEvent } from '../../lib/sse-message.js';
 import { systemClock } from '../../lib/clock.js';
 import { createStreamHub, type StreamHub } from './stream-hub.js';
 
@@ -67,7 +68,7 @@ describe('stream hub', () => {
       hub.add({ orgId: 'org', agentId: request.params.agent, keyId: request.query.key, expiresAt: request.query.exp ? Number(request.query.exp) : undefined, stream });
       stream.send({ event: 'init', data: { ok: true } });
     });
-    app.addHook('preClose', async () => void hub.closeAll());
+    app.addHook('preClose', () => hub.stop());
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as net.AddressInfo).port;
   }

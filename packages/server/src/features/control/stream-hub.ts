@@ -1,5 +1,6 @@
-import type { SseStream } from '../../http/sse.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Worker } from '../../lib/lifecycle.js';
+import type { EventStream } from '../../lib/sse-message.js';
 
 /** One open control or dashboard stream. */
 export interface Subscriber {
@@ -9,7 +10,7 @@ export interface Subscriber {
   readonly keyId: string | undefined;
   /** When the credential behind it (a session) expires; checked on each heartbeat. */
   readonly expiresAt: number | undefined;
-  readonly stream: SseStream;
+  readonly stream: EventStream;
 }
 
 interface Registered extends Subscriber {
@@ -20,7 +21,8 @@ interface Registered extends Subscriber {
 /** What this process last pushed to an agent's streams, so a change is pushed once. */
 export interface GroupState {
   killSwitchActive: boolean;
-  policyVersion: number | null;
+  /** The activation sequence of the policy last pushed (0: none). */
+  policySequence: number;
 }
 
 /** The streams of one agent in this process. `state` is unset until the first stream's `init`. */
@@ -54,7 +56,8 @@ const groupKey = (orgId: string, agentId: string) => `${orgId}/${agentId}`;
 /**
  * Every open stream of this process, by agent and by API key. One timer sends every stream's
  * heartbeat (every `heartbeatMs`, spread over the cycle); it runs only while a stream is open,
- * so an idle process holds no timer.
+ * so an idle process holds no timer. A worker: stopping it ends every stream, and a stream
+ * added afterwards is ended at once.
  */
 export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: Clock; heartbeatMs?: number }) {
   const groups = new Map<string, AgentGroup>();
@@ -63,6 +66,7 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
   let timer: NodeJS.Timeout | undefined;
   let tick = 0;
   let added = 0;
+  let isStopped = false;
 
   function beat(): void {
     const slot = tick++ % HEARTBEAT_SLICES;
@@ -103,6 +107,14 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
   }
 
   return {
+    name: 'control-stream-hub',
+    kind: 'resource',
+    start: () => Promise.resolve(),
+    async stop() {
+      isStopped = true;
+      closeEach([...groups.values()].flatMap((g) => [...g.subscribers]));
+    },
+
     /** Registers a stream; it leaves the hub by itself when it closes. */
     add(request: Subscriber): AgentGroup {
       const key = groupKey(request.orgId, request.agentId);
@@ -121,6 +133,10 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
       }
       streams++;
       sub.stream.onClosed = () => remove(sub);
+      if (isStopped) {
+        sub.stream.close();
+        return group;
+      }
       if (!timer) {
         timer = setInterval(beat, Math.max(1, Math.floor(heartbeatMs / HEARTBEAT_SLICES)));
         timer.unref();
@@ -138,7 +154,6 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
 
     closeAgent: (orgId: string, agentId: string): number => closeEach(groups.get(groupKey(orgId, agentId))?.subscribers ?? []),
     closeKey: (keyId: string): number => closeEach(byKey.get(keyId) ?? []),
-    closeAll: (): number => closeEach([...groups.values()].flatMap((g) => [...g.subscribers])),
 
     stats(): HubStats {
       let bufferedBytes = 0;
@@ -152,6 +167,6 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
       }
       return { streams, agents: groups.size, heartbeatTimers: timer ? 1 : 0, bufferedBytes, pendingMessages };
     },
-  };
+  } satisfies Worker & Record<string, unknown>;
 }
 export type StreamHub = ReturnType<typeof createStreamHub>;

@@ -165,7 +165,7 @@ export function createDashboardService({ dashboardStore: store, clock }: Deps) {
         throw new ValidationError('from must be before to', [{ field: 'from', message: 'must be before to' }]);
       }
       const rows = await store.listEvents(orgId, {
-        agentId: q.agent_id?.toLowerCase(), method: q.method?.toUpperCase(), urlHost: q.url_host?.toLowerCase(),
+        agentId: q.agent_id, method: q.method?.toUpperCase(), urlHost: q.url_host?.toLowerCase(),
         statusCode: q.status_code, policyResult: q.policy_result, traceId: q.trace_id?.toLowerCase(), from, to,
         before: q.cursor === undefined ? undefined : decodeEventCursor(q.cursor),
       }, q.limit);

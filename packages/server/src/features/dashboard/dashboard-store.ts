@@ -1,7 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Database, TelemetryEventTable } from '../../db/schema.js';
-import { ALL_AGENTS } from '../telemetry/index.js';
+import type { Store } from '../../db/database.js';
+import { ALL_AGENTS, type Database, type TelemetryEventTable } from '../../db/schema.js';
 import type { RollupRange } from './dashboard-window.js';
 
 export interface AgentRollupRow {
@@ -44,17 +43,20 @@ function inRanges<T extends RollupTable>(ranges: readonly RollupRange[]) {
 const sumOf = (column: string) => sql<number>`sum(${sql.ref(column)})`;
 
 /** Every dashboard read: aggregates from the rollups, the event list from raw events. */
-export function createDashboardStore(db: Db) {
-  const k = db.kysely;
+export function createDashboardStore({ kysely: k, dialect }: Store) {
   return {
-    /** Rollup rows of the organization total (agentScope 'all') or of each agent ('each'). */
-    async agentRollups(orgId: string, ranges: readonly RollupRange[], agentScope: 'all' | 'each'): Promise<AgentRollupRow[]> {
+    /**
+     * Rollup rows of the organization total (agentScope 'all'), of each agent ('each'), or of one
+     * agent (`{ agentId }`).
+     */
+    async agentRollups(orgId: string, ranges: readonly RollupRange[], agentScope: 'all' | 'each' | { agentId: string }): Promise<AgentRollupRow[]> {
       if (ranges.length === 0) return [];
+      const [op, agentId] = agentScope === 'all' ? ['=', ALL_AGENTS] as const : agentScope === 'each' ? ['<>', ALL_AGENTS] as const : ['=', agentScope.agentId] as const;
       return k
         .selectFrom('telemetry_rollups')
         .select(['agent_id', 'bucket_start', 'total_calls', 'allowed_calls', 'denied_calls', 'error_calls', 'latency_count', 'latency_sum', 'latency_hist'])
         .where('org_id', '=', orgId)
-        .where('agent_id', agentScope === 'all' ? '=' : '<>', ALL_AGENTS)
+        .where('agent_id', op, agentId)
         .where(inRanges<'telemetry_rollups'>(ranges))
         .execute();
     },
@@ -129,10 +131,10 @@ export function createDashboardStore(db: Db) {
       return q.orderBy('ts', 'desc').orderBy('request_id', 'desc').limit(limit + 1).execute();
     },
 
-    /** PostgreSQL finds the event's day through the request-id table, so one partition is read. */
+    /** With day partitions, the request-id claims give the event's day, so one partition is read. */
     async getEvent(orgId: string, requestId: string): Promise<TelemetryEventTable | undefined> {
       let q = k.selectFrom('telemetry_events').selectAll().where('org_id', '=', orgId).where('request_id', '=', requestId);
-      if (db.dialect.name === 'postgres') {
+      if (dialect.partitionsRawEvents) {
         const claimed = await k.selectFrom('telemetry_request_ids').select('ts').where('org_id', '=', orgId).where('request_id', '=', requestId).executeTakeFirst();
         if (!claimed) return undefined;
         q = q.where('ts', '=', claimed.ts);

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../errors.js';
-import { DAY_MS, GRAINS, HOUR_MS, MINUTE_MS } from '../telemetry/index.js';
+import { ROLLUP_GRAINS } from '../../db/schema.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.js';
 
 export const MAX_WINDOW_MS = 31 * DAY_MS;
 const DEFAULT_SPAN_MS = DAY_MS;
@@ -34,7 +35,7 @@ export function resolveWindow(fromIso: string | undefined, toIso: string | undef
  * A 31-day window reads about 30 day rows, 46 hour rows and 118 minute rows per series.
  */
 export function splitWindow(w: Window, maxGrain: number = DAY_MS): RollupRange[] {
-  const grains = GRAINS.filter((g) => g <= maxGrain).reverse();
+  const grains = ROLLUP_GRAINS.filter((g) => g <= maxGrain).reverse();
   const ranges: RollupRange[] = [];
   for (let at = w.from; at < w.to;) {
     const grain = grains.find((g) => at % g === 0 && at + g <= w.to) ?? MINUTE_MS;

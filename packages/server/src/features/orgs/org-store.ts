@@ -1,7 +1,7 @@
 import type { Plan } from '@corral/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 
 export interface Organization {
   orgId: string;
@@ -10,7 +10,7 @@ export interface Organization {
 }
 
 /** Reads and writes take an optional executor: a transaction (`trx`) when they are part of one. */
-export function createOrgStore(db: Db) {
+export function createOrgStore(db: Store) {
   const k = db.kysely;
   return {
     /** Creates the organization if it does not exist yet; never changes an existing one. */

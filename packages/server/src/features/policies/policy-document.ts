@@ -6,6 +6,7 @@ import canonicalizeModule from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { parseDocument } from 'yaml';
 import { ValidationError } from '../../errors.js';
+import { describeSchemaErrors } from '../../lib/validation-errors.js';
 
 // canonicalize is CommonJS; its default export arrives wrapped under NodeNext.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
@@ -46,15 +47,18 @@ function ruleLabel(raw: unknown, index: number): string {
   return typeof name === 'string' && name.length > 0 ? `rule "${name}" (rules[${index}])` : `rules[${index}]`;
 }
 
-function shapeErrors(raw: unknown, errors: ErrorObject[]): Array<FieldError & { rule?: string }> {
-  return errors.map((e) => {
-    const parts = e.instancePath.split('/').slice(1);
-    const extra = (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty
-      ?? (e.params as { missingProperty?: string }).missingProperty;
-    const path = [...parts, ...(extra ? [extra] : [])].map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
-    const message = e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid');
-    const ruleIndex = parts[0] === 'rules' && parts[1] !== undefined ? Number(parts[1]) : undefined;
-    return { field: path, message, ...(ruleIndex !== undefined ? { rule: ruleLabel(raw, ruleIndex) } : {}) };
+/** A problem in the document; `ruleIndex` when it lies in one rule, which `rule` then names. */
+type Problem = FieldError & { rule?: string; ruleIndex?: number };
+
+const ruleAt = /^\/rules\/(\d+)(?:\/|$)/;
+
+/** `rules[1].deny.method`: the document's own spelling, the one its errors are read against. */
+const fieldOf = (path: readonly string[]) => path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
+
+function shapeProblems(raw: object, errors: readonly ErrorObject[]): Problem[] {
+  return describeSchemaErrors(errors).map(({ path, message }) => {
+    const ruleIndex = path[0] === 'rules' && path[1] !== undefined && /^\d+$/.test(path[1]) ? Number(path[1]) : undefined;
+    return { field: fieldOf(path), message, ...(ruleIndex !== undefined ? { rule: ruleLabel(raw, ruleIndex), ruleIndex } : {}) };
   });
 }
 
@@ -105,7 +109,7 @@ function ruleProblems(rule: PolicyRule, at: string): FieldError[] {
   return rule.limit?.match ? matcherProblems(rule.limit.match, `${at}.limit.match`) : [];
 }
 
-function fail(source: PolicySource, problems: Array<FieldError & { rule?: string }>): never {
+function fail(source: PolicySource, problems: Problem[]): never {
   const details = problems.slice(0, MAX_DETAILS).map((p) => ({
     field: p.field ? `${source}.${p.field}` : source,
     message: p.rule ? `${p.rule}: ${p.message}` : p.message,
@@ -117,21 +121,43 @@ function fail(source: PolicySource, problems: Array<FieldError & { rule?: string
 }
 
 /**
- * Checks the whole document and fills in its defaults. Every problem is reported (up to 20),
- * each naming the rule it is in, so one round trip fixes a document.
+ * The checks a JSON schema cannot say. Names must be unique among every rule that has one; the
+ * other checks run on each rule whose own shape is valid, since they read its parts as typed.
  */
-export function validatePolicy(raw: unknown, source: PolicySource): PolicyDocument {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(source, [{ field: '', message: 'must be an object' }]);
-  if (!checkShape(raw)) fail(source, shapeErrors(raw, checkShape.errors ?? []));
-  const rules = raw.rules ?? [];
-  const problems: Array<FieldError & { rule?: string }> = [];
+function ruleCheckProblems(raw: object, rules: readonly unknown[], misshapen: ReadonlySet<number>): Problem[] {
+  const problems: Problem[] = [];
   const seen = new Set<string>();
   rules.forEach((rule, i) => {
     const label = ruleLabel(raw, i);
-    if (seen.has(rule.name)) problems.push({ field: `rules[${i}].name`, message: 'repeats the name of an earlier rule; names must be unique', rule: label });
-    seen.add(rule.name);
-    for (const p of ruleProblems(rule, `rules[${i}]`)) problems.push({ ...p, rule: label });
+    const name = (rule as { name?: unknown } | null)?.name;
+    if (typeof name === 'string') {
+      if (seen.has(name)) problems.push({ field: `rules[${i}].name`, message: 'repeats the name of an earlier rule; names must be unique', rule: label, ruleIndex: i });
+      seen.add(name);
+    }
+    // Its shape was checked and had no error: it is a PolicyRule.
+    if (!misshapen.has(i)) for (const p of ruleProblems(rule as PolicyRule, `rules[${i}]`)) problems.push({ ...p, rule: label, ruleIndex: i });
   });
-  if (problems.length > 0) fail(source, problems);
-  return { mode: raw.mode ?? 'dry_run', default: raw.default ?? 'allow', rules };
+  return problems;
+}
+
+/**
+ * Checks the whole document and fills in its defaults. Every problem is reported at once (up to
+ * 20), shape and rule checks together, in document order, each naming the rule it is in, so one
+ * round trip fixes a document.
+ */
+export function validatePolicy(raw: unknown, source: PolicySource): PolicyDocument {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(source, [{ field: '', message: 'must be an object' }]);
+  const shapeValid = checkShape(raw);
+  const errors = checkShape.errors ?? [];
+  const problems = shapeValid ? [] : shapeProblems(raw, errors);
+  const misshapen = new Set(errors.flatMap((e) => {
+    const at = ruleAt.exec(e.instancePath);
+    return at ? [Number(at[1])] : [];
+  }));
+  const rules: unknown = (raw as { rules?: unknown }).rules;
+  if (Array.isArray(rules)) problems.push(...ruleCheckProblems(raw, rules, misshapen));
+  // Stable: within a rule, shape problems stay ahead of the rule checks.
+  problems.sort((a, b) => (a.ruleIndex ?? -1) - (b.ruleIndex ?? -1));
+  if (!shapeValid || problems.length > 0) fail(source, problems);
+  return { mode: raw.mode ?? 'dry_run', default: raw.default, rules: raw.rules ?? [] };
 }

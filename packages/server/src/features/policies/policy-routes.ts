@@ -1,7 +1,7 @@
 import { CreatePolicyBody, IdParams, Page, PageQuery, PolicyVersion, PolicyVersionParams } from '@corral/contracts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
-import { actorOf } from '../../http/principal.js';
+import { actorOf } from '../../domain/principal.js';
 import { parseVersionCursor, type PolicyService } from './policy-service.js';
 
 const AgentParams = IdParams('agent_id');

@@ -1,7 +1,7 @@
 import type { CreatePolicyBody, Page, PolicyDocument, PolicyVersion } from '@corral/contracts';
-import type { Db } from '../../db/database.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
-import type { Actor } from '../../http/principal.js';
+import type { Store } from '../../db/database.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import type { Actor } from '../../domain/principal.js';
 import { type Clock, toIso, toIsoOrNull } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditStore } from '../audit/index.js';
@@ -15,7 +15,7 @@ export interface PolicyEvents {
 const noPolicyEvents: PolicyEvents = { policyActivated: () => undefined };
 
 interface Deps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Store, 'kysely'>;
   policyStore: PolicyStore;
   auditStore: Pick<AuditStore, 'record'>;
   clock: Clock;
@@ -93,10 +93,10 @@ export function createPolicyService({ db, policyStore, auditStore, clock, events
           details: { version: created.version, hash, mode: document.mode, rules: document.rules.length, format: source === 'policy' ? 'json' : 'yaml' },
         });
         if (activate) {
-          await policyStore.activate(trx, orgId, agentId, created.version, document.mode, now);
+          const sequence = await policyStore.activate(trx, orgId, agentId, created.version, document.mode, now);
           await auditStore.record(trx, {
             orgId, actor, action: 'policy.activate', targetType: 'agent', targetId: agentId, at: now,
-            details: { version: created.version, hash, mode: document.mode },
+            details: { version: created.version, hash, mode: document.mode, sequence },
           });
         }
         return created;
@@ -106,9 +106,10 @@ export function createPolicyService({ db, policyStore, auditStore, clock, events
     },
 
     /**
-     * Activating the active version again changes nothing. An older version than the active one
-     * is refused: SDKs refuse a bundle older than the one they applied (contract section 6), so a
-     * rollback is a new version with the old document.
+     * Makes any existing version the active one, older ones included: a rollback is an ordinary
+     * activation (contract section 6). Each activation takes the agent's next sequence number,
+     * which the signed bundles carry, so SDKs tell a rollback from a replayed old bundle.
+     * Activating the version that is already active changes nothing.
      */
     async activate(orgId: string, actor: Actor, agentId: string, version: number): Promise<PolicyVersion> {
       const now = clock.now();
@@ -117,15 +118,10 @@ export function createPolicyService({ db, policyStore, auditStore, clock, events
         const found = await policyStore.get(orgId, agentId, version, trx);
         if (!found) throw new NotFoundError('Policy version');
         if (state.active_policy_version === version) return { row: found, changed: false };
-        if (state.active_policy_version !== null && state.active_policy_version > version) {
-          throw new ConflictError(
-            `Version ${version} is older than the active version ${state.active_policy_version}; SDKs refuse older bundles, so create a new version from it instead`,
-          );
-        }
-        await policyStore.activate(trx, orgId, agentId, version, found.mode, now);
+        const sequence = await policyStore.activate(trx, orgId, agentId, version, found.mode, now);
         await auditStore.record(trx, {
           orgId, actor, action: 'policy.activate', targetType: 'agent', targetId: agentId, at: now,
-          details: { version, hash: found.hash, mode: found.mode, previous: state.active_policy_version },
+          details: { version, hash: found.hash, mode: found.mode, previous: state.active_policy_version, sequence },
         });
         return { row: { ...found, activated_at: now }, changed: true };
       });

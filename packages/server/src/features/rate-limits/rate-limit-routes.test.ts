@@ -1,23 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApiApp } from '../../app.js';
-import { createContainer } from '../../container.js';
 import { createDatabase, type Db } from '../../db/database.js';
-import { createHttpMetrics } from '../../http/metrics.js';
-import { buildTestContext, TEST_JWT_SECRET, type TestContext } from '../../../test/helpers/build-test-app.js';
+import { buildSecondApp, buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newTelemetryOrg, type TelemetryOrg, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
 import { telemetryTestStores } from '../../../test/helpers/test-databases.js';
 
 const limits = { free: 50, team: 100, enterprise: 200 };
 
 /** Another server on the same store with small limits: what a second process would be. */
-async function serverOn(ctx: TestContext, db: Db): Promise<FastifyInstance> {
-  const container = await createContainer({ db, clock: ctx.clock, defaultPlan: 'enterprise', jwt: { secret: TEST_JWT_SECRET }, rateLimits: limits });
-  const app = await buildApiApp({ container, metrics: createHttpMetrics(), logger: false, bodyLimitBytes: 5 * 1024 * 1024 });
-  await app.ready();
-  return app;
-}
+const serverOn = (ctx: TestContext, db: Db) => buildSecondApp(db, ctx.clock, { rateLimits: limits });
 
 describe.each(telemetryTestStores)('telemetry rate limits on %s', (dialect) => {
   let ctx: TestContext;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 
 /**
  * Where the GCRA state lives: the theoretical arrival time (`tat`, fractional epoch ms) per
@@ -42,8 +42,7 @@ export function createMemoryRateLimitStore(): RateLimitStore {
  * organization in a single conditional upsert, so the row lock makes check-and-take atomic
  * across processes.
  */
-export function createPostgresRateLimitStore(db: Pick<Db, 'kysely'>): RateLimitStore {
-  const k = db.kysely;
+export function createPostgresRateLimitStore({ kysely: k }: Pick<Store, 'kysely'>): RateLimitStore {
   return {
     async take(orgId, now, cost, horizon) {
       const result = await sql<{ tat: number }>`

@@ -1,31 +1,31 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import { GRAINS } from '../telemetry/index.js';
+import type { Store } from '../../db/database.js';
+import { ROLLUP_GRAINS } from '../../db/schema.js';
 
 const CHUNK = 5000;
 const rollupTables = ['telemetry_rollups', 'telemetry_host_rollups', 'telemetry_rule_rollups'] as const;
 
-/** Deletes that retention needs besides dropping partitions; chunked so writers get turns. */
-export function createRetentionStore(db: Db) {
-  const k = db.kysely;
-  const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-  async function deleteInChunks(run: () => Promise<number>): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await run();
-      total += n;
-      if (n < CHUNK) return total;
-      await yieldToOthers();
-    }
+/** Deletes in chunks, so writers get turns between them. */
+async function deleteInChunks(run: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await run();
+    total += n;
+    if (n < CHUNK) return total;
+    await yieldToOthers();
   }
+}
 
+/** The deletes retention makes on both engines. */
+export function createRetentionStore({ kysely: k }: Store) {
   return {
     async orgIds(): Promise<string[]> {
       return (await k.selectFrom('organizations').select('org_id').execute()).map((r) => r.org_id);
     },
 
-    /** SQLite keeps raw events in one table: delete them by the (org_id, ts) index. */
+    /** Raw events in the one unpartitioned table (SQLite), by the (org_id, ts) index. */
     async deleteEventsBefore(orgId: string, cutoff: number): Promise<number> {
       return deleteInChunks(async () => {
         const r = await sql`DELETE FROM telemetry_events WHERE rowid IN (
@@ -47,7 +47,7 @@ export function createRetentionStore(db: Db) {
     async deleteRollupsBefore(orgId: string, cutoff: number): Promise<number> {
       let total = 0;
       for (const table of rollupTables) {
-        for (const grain of GRAINS) {
+        for (const grain of ROLLUP_GRAINS) {
           const r = await k.deleteFrom(table).where('org_id', '=', orgId).where('grain', '=', grain).where('bucket_start', '<=', cutoff - grain).executeTakeFirst();
           total += Number(r.numDeletedRows);
         }

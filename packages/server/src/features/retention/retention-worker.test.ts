@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
 import { event, newTelemetryOrg, postEvents, stampEventsWith } from '../../../test/helpers/telemetry-fixtures.js';
@@ -43,7 +44,7 @@ describe.each(telemetryTestStores)('telemetry retention on %s', (dialect) => {
     expect(list.json().data).toHaveLength(1);
 
     if (dialect === 'postgres') {
-      const partitions = (await ctx.container.retention.partitions()).map((p) => p.name);
+      const partitions = (await ctx.container.partitions!.list()).map((p) => p.name);
       expect(partitions).not.toContain(partitionName(Math.floor(start / DAY)));
       expect(partitions).toContain(partitionName(Math.floor(middle / DAY)));
       // Partitions are made ahead, so ingestion rarely waits on DDL.
@@ -54,9 +55,23 @@ describe.each(telemetryTestStores)('telemetry retention on %s', (dialect) => {
     }
   });
 
+  it('logs a failed run instead of dropping it, and the next run succeeds', async () => {
+    const rename = (from: string, to: string) => sql`ALTER TABLE ${sql.table(from)} RENAME TO ${sql.table(to)}`.execute(k());
+    await rename('telemetry_host_rollups', 'host_rollups_away');
+    const worker = ctx.container.retention;
+    try {
+      await worker.start();
+      await worker.stop();
+    } finally {
+      await rename('host_rollups_away', 'telemetry_host_rollups');
+    }
+    expect(ctx.log.entries).toContainEqual(expect.objectContaining({ level: 'error', obj: expect.objectContaining({ worker: 'telemetry-retention' }) }));
+    await expect(worker.runOnce()).resolves.toMatchObject({ cutoff: expect.any(Number) });
+  });
+
   it('runs on start and stops cleanly', async () => {
     const worker = ctx.container.retention;
-    worker.start();
+    await worker.start();
     await worker.stop();
     const org = await newTelemetryOrg(ctx);
     expect((await postEvents(ctx, org.apiKey, [event(org.agentId, { at: ctx.clock.now() })])).statusCode).toBe(200);

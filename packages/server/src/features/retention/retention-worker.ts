@@ -1,6 +1,8 @@
-import type { Worker } from '../../container.js';
 import type { Clock } from '../../lib/clock.js';
-import { DAY_MS, type PartitionManager } from '../telemetry/index.js';
+import type { Worker } from '../../lib/lifecycle.js';
+import type { Logger } from '../../lib/logger.js';
+import { DAY_MS, HOUR_MS } from '../../lib/time.js';
+import type { EventExpiry } from './event-expiry.js';
 import type { RetentionStore } from './retention-store.js';
 
 export interface RetentionResult {
@@ -12,55 +14,42 @@ export interface RetentionResult {
 
 interface Deps {
   retentionStore: RetentionStore;
-  /** PostgreSQL's day partitions; undefined on SQLite. */
-  partitions: PartitionManager | undefined;
+  eventExpiry: EventExpiry;
   clock: Clock;
   retentionDays: number;
+  log: Logger;
   intervalMs?: number;
-  onError?: (err: unknown) => void;
 }
 
-const PARTITIONS_AHEAD_DAYS = 2;
-
-/**
- * Drops raw events and rollups older than CORRAL_RETENTION_DAYS, hourly. On PostgreSQL it
- * drops whole day partitions (a day is dropped once all of it is past the cutoff, so events
- * live up to a day longer) and creates the coming days' partitions ahead of ingestion.
- */
-export function createRetentionWorker({ retentionStore: store, partitions, clock, retentionDays, intervalMs = 3_600_000, onError }: Deps) {
+/** Drops raw events and rollups older than CORRAL_RETENTION_DAYS: once at start, then hourly. */
+export function createRetentionWorker({ retentionStore: store, eventExpiry, clock, retentionDays, log, intervalMs = HOUR_MS }: Deps) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
   async function runOnce(): Promise<RetentionResult> {
     const now = clock.now();
     const cutoff = now - retentionDays * DAY_MS;
-    const result: RetentionResult = { cutoff, partitionsDropped: 0, eventsDeleted: 0, rollupsDeleted: 0 };
-    if (partitions) {
-      await partitions.ensureDays(now, now + PARTITIONS_AHEAD_DAYS * DAY_MS);
-      result.partitionsDropped = await partitions.dropBefore(cutoff);
-      await store.deleteRequestIdsBefore(cutoff);
-    }
-    for (const orgId of await store.orgIds()) {
-      if (!partitions) result.eventsDeleted += await store.deleteEventsBefore(orgId, cutoff);
-      result.rollupsDeleted += await store.deleteRollupsBefore(orgId, cutoff);
-    }
+    await eventExpiry.prepareAhead(now);
+    const orgIds = await store.orgIds();
+    const expired = await eventExpiry.expireBefore(cutoff, orgIds);
+    let rollupsDeleted = 0;
+    for (const orgId of orgIds) rollupsDeleted += await store.deleteRollupsBefore(orgId, cutoff);
     await store.deleteIdleRateLimits(now - DAY_MS);
-    return result;
+    return { cutoff, ...expired, rollupsDeleted };
   }
 
   function tick(): void {
     if (running) return;
     running = runOnce()
-      .catch((err: unknown) => onError?.(err))
+      .catch((err: unknown) => log.error({ err, worker: 'telemetry-retention' }, 'retention run failed; the next run retries'))
       .finally(() => (running = undefined));
   }
 
-  const worker: Worker & { runOnce(): Promise<RetentionResult>; partitions(): Promise<Array<{ name: string; day: number }>> } = {
+  return {
     name: 'telemetry-retention',
+    kind: 'job',
     runOnce,
-    /** The raw-event partitions that exist (PostgreSQL; none on SQLite). */
-    partitions: async () => (partitions ? partitions.list() : []),
-    start() {
+    async start() {
       tick();
       timer = setInterval(tick, intervalMs);
       timer.unref();
@@ -70,7 +59,6 @@ export function createRetentionWorker({ retentionStore: store, partitions, clock
       timer = undefined;
       await running;
     },
-  };
-  return worker;
+  } satisfies Worker & { runOnce(): Promise<RetentionResult> };
 }
 export type RetentionWorker = ReturnType<typeof createRetentionWorker>;

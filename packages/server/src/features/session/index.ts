@@ -1,2 +1,2 @@
-export { createSessionService, type SessionService, SESSION_COOKIE, CSRF_HEADER } from './session-service.js';
+export { createSessionService, type SessionService } from './session-service.js';
 export { sessionRoutes } from './session-routes.js';

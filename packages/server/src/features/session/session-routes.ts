@@ -1,10 +1,20 @@
 import { SessionInfo, Success } from '@corral/contracts';
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../../errors.js';
+import { bearerToken, SESSION_COOKIE, sessionToken } from '../../http/auth.js';
 import type { JwtVerifier } from '../auth/index.js';
 import type { SessionService } from './session-service.js';
 
 const tags = ['auth'];
+
+const cookieOptions = (request: FastifyRequest): CookieSerializeOptions => ({
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: request.protocol === 'https',
+  path: '/',
+});
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessionService: SessionService; verifyJwt: JwtVerifier }> = async (
   app,
@@ -22,11 +32,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessionService: SessionS
       },
     },
     async (request, reply) => {
-      const token = sessionService.bearerToken(request);
+      const token = bearerToken(request);
       if (!token) throw new UnauthorizedError('Send the JWT as Authorization: Bearer <token> to start a session');
-      const { cookie, info } = sessionService.start(token, await verifyJwt(token), request.protocol === 'https');
-      void reply.setCookie(cookie.name, cookie.value, cookie.options).header('cache-control', 'no-store');
-      return info;
+      const claims = await verifyJwt(token);
+      void reply
+        .setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: sessionService.secondsLeft(claims) })
+        .header('cache-control', 'no-store');
+      return sessionService.describe(token, claims);
     },
   );
 
@@ -37,7 +49,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessionService: SessionS
       schema: { tags, summary: 'The current session and its CSRF token', response: { 200: SessionInfo } },
     },
     async (request, reply) => {
-      const token = sessionService.sessionToken(request);
+      const token = sessionToken(request);
       if (!token) throw new UnauthorizedError();
       void reply.header('cache-control', 'no-store');
       return sessionService.describe(token, await verifyJwt(token));
@@ -52,8 +64,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessionService: SessionS
       schema: { tags, summary: 'End the cookie session', response: { 200: Success } },
     },
     async (request, reply) => {
-      const cookie = sessionService.clearCookie(request.protocol === 'https');
-      void reply.clearCookie(cookie.name, cookie.options);
+      void reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
       return { success: true as const };
     },
   );

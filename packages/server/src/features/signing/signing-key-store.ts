@@ -1,9 +1,9 @@
-import type { Db } from '../../db/database.js';
+import type { Store } from '../../db/database.js';
 import type { SigningKeyTable } from '../../db/schema.js';
 
 export type SigningKeyRow = SigningKeyTable;
 
-export function createSigningKeyStore(db: Db) {
+export function createSigningKeyStore(db: Store) {
   const k = db.kysely;
   return {
     /** Records that `keyid` signed at `now`; only moves last_used_at forward. */

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { HttpMetrics } from '../../http/metrics.js';
+import type { Metrics } from '../../lib/metrics.js';
 
 const Health = Type.Object({ status: Type.Literal('ok') });
 
 /** Health on every host; `/metrics` and `/openapi.json` where asked for. */
-export const systemRoutes: FastifyPluginAsyncTypebox<{ metrics?: HttpMetrics; openapi?: boolean }> = async (app, opts) => {
+export const systemRoutes: FastifyPluginAsyncTypebox<{ metrics?: Metrics; openapi?: boolean }> = async (app, opts) => {
   app.get(
     '/healthz',
     { config: { auth: { public: true } }, schema: { tags: ['system'], summary: 'Ready to serve', response: { 200: Health } } },

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { DAY_MS } from './rollup-fold.js';
+import { isDuplicateObject, translateStoreError } from '../../db/translate-error.js';
+import { DAY_MS } from '../../lib/time.js';
 
 const PARENT = 'telemetry_events';
 const namePattern = /^telemetry_events_d(\d{4})(\d{2})(\d{2})$/;
@@ -14,7 +15,18 @@ function dayOfName(name: string): number | undefined {
   return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / DAY_MS : undefined;
 }
 
-/** PostgreSQL day partitions of raw events: created ahead and on demand, dropped by retention. */
+async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(text, values);
+  } catch (err) {
+    throw translateStoreError('postgres', err);
+  }
+}
+
+/**
+ * PostgreSQL's day partitions of raw events, an engine adapter: the PostgreSQL telemetry writer
+ * makes sure a batch's days exist, and retention creates the coming days and drops old ones.
+ */
 export function createPartitionManager(pool: pg.Pool) {
   // Partitions are never dropped while they can still receive events (retention only drops
   // days older than the oldest accepted timestamp), so a process may remember what it made.
@@ -28,10 +40,21 @@ export function createPartitionManager(pool: pg.Pool) {
       );
     } catch (err) {
       // Another process created it between our check and our CREATE.
-      const code = (err as { code?: string }).code;
-      if (code !== '42P07' && code !== '23505') throw err;
+      if (!isDuplicateObject(err)) throw translateStoreError('postgres', err);
     }
     known.add(day);
+  }
+
+  async function list(): Promise<Array<{ name: string; day: number }>> {
+    const result = await query<{ name: string }>(
+      pool,
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
+      [PARENT],
+    );
+    return result.rows
+      .map((r) => ({ name: r.name, day: dayOfName(r.name) }))
+      .filter((p): p is { name: string; day: number } => p.day !== undefined)
+      .sort((a, b) => a.day - b.day);
   }
 
   return {
@@ -49,24 +72,15 @@ export function createPartitionManager(pool: pg.Pool) {
       for (let day = Math.floor(fromMs / DAY_MS); day <= Math.floor(toMs / DAY_MS); day++) if (!known.has(day)) await create(day);
     },
 
-    /** Day numbers of the partitions that exist, oldest first. */
-    async list(): Promise<Array<{ name: string; day: number }>> {
-      const result = await pool.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
-        [PARENT],
-      );
-      return result.rows
-        .map((r) => ({ name: r.name, day: dayOfName(r.name) }))
-        .filter((p): p is { name: string; day: number } => p.day !== undefined)
-        .sort((a, b) => a.day - b.day);
-    },
+    /** The partitions that exist, oldest first. */
+    list,
 
     /** Drops the partitions whose whole day is before `cutoffMs`; answers how many. */
     async dropBefore(cutoffMs: number): Promise<number> {
       let dropped = 0;
-      for (const p of await this.list()) {
+      for (const p of await list()) {
         if ((p.day + 1) * DAY_MS > cutoffMs) break;
-        await pool.query(`DROP TABLE IF EXISTS ${p.name}`);
+        await query(pool, `DROP TABLE IF EXISTS ${p.name}`);
         known.delete(p.day);
         dropped++;
       }

@@ -1,6 +1,9 @@
-export { createTelemetryStore, type TelemetryStore, type TelemetryWriter } from './telemetry-store.js';
-export { createTelemetryService, type TelemetryService, type TelemetryListener } from './telemetry-service.js';
+export { createTelemetryStore, type TelemetryStore } from './telemetry-store.js';
+export { createTelemetryService, type TelemetryService } from './telemetry-service.js';
+export { createIngestService, type IngestService, type IngestCaller, type IngestRequest, type StoredEventsListener } from './ingest-service.js';
+export type { TelemetryWriter } from './telemetry-writer.js';
+export { createSqliteTelemetryWriter } from './telemetry-sqlite-writer.js';
+export { createPostgresTelemetryWriter } from './telemetry-postgres-writer.js';
+export { createPartitionManager, partitionName, type PartitionManager } from './event-partitions.js';
 export { telemetryRoutes } from './telemetry-routes.js';
-export { ALL_AGENTS, DAY_MS, GRAINS, HOUR_MS, MINUTE_MS, type EventRow } from './rollup-fold.js';
-export { partitionName, type PartitionManager } from './event-partitions.js';
-export { createTelemetryComposition, type TelemetryCompositionOptions } from './telemetry-composition.js';
+export type { EventRow } from './rollup-fold.js';

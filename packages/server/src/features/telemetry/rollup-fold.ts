@@ -1,15 +1,9 @@
-import type { TelemetryEventTable } from '../../db/schema.js';
+import { ALL_AGENTS, ROLLUP_GRAINS, type TelemetryEventTable } from '../../db/schema.js';
 import { addValue, createHistogram, type LogHistogram, mergeInto, serializeHistogram } from '../../lib/log-histogram.js';
+import { MINUTE_MS } from '../../lib/time.js';
 
+/** One stored telemetry event, as every ingest path hands it to the writer. */
 export type EventRow = TelemetryEventTable;
-
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
-/** Rollup grains, finest first. Every batch is folded into all three in its own transaction. */
-export const GRAINS = [MINUTE_MS, HOUR_MS, DAY_MS] as const;
-/** The agent_id of an organization-wide rollup row. */
-export const ALL_AGENTS = '00000000-0000-0000-0000-000000000000';
 
 interface Counts {
   total_calls: number;
@@ -171,7 +165,7 @@ export function foldBatch(events: readonly EventRow[]): FoldedBatch {
 /** Minute accumulators → [grain, bucket, dimension, accumulator] for every grain, in key order. */
 function rollUp<A>(minutes: Map<string, A>, make: () => A, merge: (into: A, from: A) => void): Array<[number, number, string, A]> {
   const out: Array<[number, number, string, A]> = [];
-  for (const grain of GRAINS) {
+  for (const grain of ROLLUP_GRAINS) {
     const level = new Map<string, { bucket: number; dim: string; acc: A }>();
     for (const [key, acc] of minutes) {
       const [minute, dim] = splitKey(key);

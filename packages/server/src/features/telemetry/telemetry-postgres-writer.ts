@@ -1,7 +1,9 @@
 import type pg from 'pg';
-import { type EventRow, foldBatch } from './rollup-fold.js';
+import type { PostgresDb } from '../../db/database.js';
+import { translateStoreError } from '../../db/translate-error.js';
 import type { PartitionManager } from './event-partitions.js';
-import type { TelemetryWriter } from './telemetry-store.js';
+import { type EventRow, foldBatch } from './rollup-fold.js';
+import type { TelemetryWriter } from './telemetry-writer.js';
 
 const counts = `total_calls = t.total_calls + excluded.total_calls, allowed_calls = t.allowed_calls + excluded.allowed_calls,
   denied_calls = t.denied_calls + excluded.denied_calls, error_calls = t.error_calls + excluded.error_calls`;
@@ -90,13 +92,18 @@ async function upsertRollups(client: pg.PoolClient, orgId: string, rows: readonl
  * PostgreSQL's writer: one transaction on one pooled connection: claim request ids and insert
  * the fresh events, then fold them into the rollups (hot rows last, so their locks are held briefly).
  */
-export function createPostgresTelemetryWriter(pool: pg.Pool, partitions: PartitionManager): TelemetryWriter {
+export function createPostgresTelemetryWriter({ pool }: Pick<PostgresDb, 'pool'>, partitions: PartitionManager): TelemetryWriter {
   return {
     async write(rows) {
       const orgId = rows[0]?.org_id;
       if (orgId === undefined) return [];
       await partitions.ensureFor(rows.map((r) => r.ts));
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw translateStoreError('postgres', err);
+      }
       try {
         await client.query('BEGIN');
         const fresh = await storeEvents(client, orgId, rows);
@@ -105,7 +112,7 @@ export function createPostgresTelemetryWriter(pool: pg.Pool, partitions: Partiti
         return fresh;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        throw translateStoreError('postgres', err);
       } finally {
         client.release();
       }

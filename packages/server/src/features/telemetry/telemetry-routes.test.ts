@@ -39,6 +39,22 @@ describe.each(telemetryTestStores)('POST /v1/telemetry on %s', (dialect) => {
     expect(got.json()).toMatchObject({ request_id: denied.request_id, policy_result: 'denied', deny_reason: 'block-deletes', status_code: null, latency_ms: null });
   });
 
+  it('keeps trace ids and GenAI usage sent with an event, and refuses unknown usage fields', async () => {
+    const org = await newTelemetryOrg(ctx);
+    const genAi = {
+      system: 'openai', operation: 'chat', request_model: 'gpt-4o', response_model: 'gpt-4o-2024-08-06',
+      input_tokens: 1200, output_tokens: 300, cached_input_tokens: 1000, reasoning_tokens: 0, cost_usd: 0.0042,
+    };
+    const e = event(org.agentId, { trace_id: '4BF92F3577B34DA6A3CE929D0E0E4736', span_id: '00f067aa0ba902b7', gen_ai: genAi });
+    const sent = await postEvents(ctx, org.apiKey, [e]);
+    expect(sent.statusCode, sent.body).toBe(200);
+    const stored = await ctx.request({ method: 'GET', url: `/v1/dashboard/events/${e.request_id}`, token: org.token });
+    expect(stored.json()).toMatchObject({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7', gen_ai: genAi });
+    const unknown = await postEvents(ctx, org.apiKey, [event(org.agentId, { gen_ai: { ...genAi, prompt: 'secret' } as never })]);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.details).toContainEqual({ field: 'events.0.gen_ai.prompt', message: 'is not a known field' });
+  });
+
   it('does not count a re-sent batch or a repeated request_id twice', async () => {
     const org = await newTelemetryOrg(ctx);
     const batch = [event(org.agentId), event(org.agentId), event(org.agentId)];

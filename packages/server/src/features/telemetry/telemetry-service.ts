@@ -1,17 +1,15 @@
 import type { FieldError, TelemetryEvent } from '@corral/contracts';
 import { UnauthorizedError, ValidationError } from '../../errors.js';
-import type { Actor } from '../../http/principal.js';
+import type { Actor } from '../../domain/principal.js';
 import type { Clock } from '../../lib/clock.js';
+import { DAY_MS } from '../../lib/time.js';
 import type { AgentService } from '../agents/index.js';
 import { isPublicKeyHex, verifyBatchSignature } from './batch-signature.js';
-import { DAY_MS, type EventRow } from './rollup-fold.js';
+import type { IngestCaller } from './ingest-service.js';
+import type { EventRow } from './rollup-fold.js';
 import type { TelemetryStore } from './telemetry-store.js';
 
-/** Told about stored events after their transaction commits (live streams, evaluators). */
-export interface TelemetryListener {
-  eventsStored(orgId: string, events: readonly EventRow[]): void;
-}
-
+/** A /v1/telemetry body as it arrived: the exact bytes a signature covers, and the signature headers. */
 export interface SignedBody {
   raw: Buffer;
   signature: string | undefined;
@@ -21,11 +19,10 @@ export interface SignedBody {
 }
 
 interface Deps {
-  store: Pick<TelemetryStore, 'write' | 'liveAgentKeys'>;
+  store: Pick<TelemetryStore, 'liveAgentKeys'>;
   agentService: Pick<AgentService, 'registerPublicKey'>;
   clock: Clock;
   retentionDays: number;
-  listeners?: readonly TelemetryListener[];
 }
 
 // Timestamps up to a day ahead are accepted (skewed clocks); anything older than retention
@@ -36,7 +33,7 @@ const MAX_DETAILS = 20;
 const invalid = (details: FieldError[], summary: string) =>
   new ValidationError(`${summary}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details.slice(0, MAX_DETAILS));
 
-export function createTelemetryService({ store, agentService, clock, retentionDays, listeners = [] }: Deps) {
+export function createTelemetryService({ store, agentService, clock, retentionDays }: Deps) {
   /** Stage: field rules the schema cannot express; events become rows. Denied calls never reached the API. */
   function toRows(orgId: string, events: readonly TelemetryEvent[], now: number): EventRow[] {
     const oldest = now - retentionDays * DAY_MS;
@@ -52,11 +49,12 @@ export function createTelemetryService({ store, agentService, clock, retentionDa
       }
       const denied = e.policy_result === 'denied';
       return {
-        org_id: orgId, ts, request_id: e.request_id, agent_id: e.agent_id.toLowerCase(), method: e.method.toUpperCase(),
+        org_id: orgId, ts, request_id: e.request_id, agent_id: e.agent_id, method: e.method.toUpperCase(),
         url_host: e.url_host.toLowerCase(), url_path: e.url_path,
         status_code: denied ? null : e.status_code, latency_ms: denied ? null : (e.latency_ms ?? null),
         policy_result: e.policy_result, deny_reason: e.deny_reason ?? null,
-        trace_id: e.trace_id?.toLowerCase() ?? null, span_id: e.span_id?.toLowerCase() ?? null, gen_ai: null, received_at: now,
+        trace_id: e.trace_id?.toLowerCase() ?? null, span_id: e.span_id?.toLowerCase() ?? null,
+        gen_ai: e.gen_ai ? JSON.stringify(e.gen_ai) : null, received_at: now,
       };
     });
     if (problems.length > 0) throw invalid(problems, 'Invalid events');
@@ -90,33 +88,16 @@ export function createTelemetryService({ store, agentService, clock, retentionDa
     if (registered === null) await agentService.registerPublicKey(orgId, actor, agentId, key);
   }
 
-  /** Stage: after commit, tell whoever listens; a listener's failure never fails the batch. */
-  function fanOut(orgId: string, stored: readonly EventRow[]): void {
-    if (stored.length === 0) return;
-    for (const listener of listeners) {
-      try {
-        listener.eventsStored(orgId, stored);
-      } catch {
-        // Listeners are best-effort by contract: the events are already committed.
-      }
-    }
-  }
-
   return {
-    /** The stages after authentication, rate limiting and schema validation (see telemetry-routes.ts). */
-    async ingest(orgId: string, actor: Actor, events: readonly TelemetryEvent[], body: SignedBody): Promise<{ accepted: number }> {
+    /**
+     * The ingest gate's prepare stage for a batch that passed the TelemetryBatch schema: the rules
+     * a schema cannot say, the agents, the signature. Answers the rows to store.
+     */
+    async prepare({ orgId, actor }: IngestCaller, events: readonly TelemetryEvent[], body: SignedBody): Promise<EventRow[]> {
       const rows = toRows(orgId, events, clock.now());
       const agentKeys = await checkAgents(orgId, rows);
       await checkSignature(orgId, actor, body, agentKeys);
-      fanOut(orgId, await store.write(rows));
-      return { accepted: rows.length };
-    },
-
-    /** For other ingest paths (OTLP) that have already mapped and checked their events. */
-    async store(rows: readonly EventRow[]): Promise<number> {
-      const stored = await store.write(rows);
-      fanOut(rows[0]?.org_id ?? '', stored);
-      return stored.length;
+      return rows;
     },
   };
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../db/database.js';
-import { createTestDb, type TestDb } from '../../../test/helpers/test-databases.js';
+import { createTestDb, sqliteOf, type TestDb } from '../../../test/helpers/test-databases.js';
+import type { Worker } from '../../lib/lifecycle.js';
 import type { EventRow } from './rollup-fold.js';
 import { createSqliteTelemetryWriter } from './telemetry-sqlite-writer.js';
 
@@ -20,14 +21,21 @@ const countEvents = async (testDb: TestDb) =>
 
 describe('SQLite telemetry writer', () => {
   let testDb: TestDb | undefined;
+  const writers: Worker[] = [];
+  const writerOn = (db: TestDb) => {
+    const writer = createSqliteTelemetryWriter(sqliteOf(db));
+    writers.push(writer);
+    return writer;
+  };
   afterEach(async () => {
+    for (const writer of writers.splice(0)) await writer.stop();
     await testDb?.close();
     testDb = undefined;
   });
 
   it('stores on its own thread for a file database, so the event loop keeps turning during a write', async () => {
     testDb = await createTestDb('sqlite-file');
-    const writer = createSqliteTelemetryWriter(testDb.db);
+    const writer = writerOn(testDb);
     let turns = 0;
     const ticker = setInterval(() => turns++, 1);
     const turnsBefore = turns;
@@ -46,7 +54,7 @@ describe('SQLite telemetry writer', () => {
     for (const kind of ['sqlite', 'sqlite-file'] as const) {
       const db = await createTestDb(kind);
       try {
-        const writer = createSqliteTelemetryWriter(db.db);
+        const writer = writerOn(db);
         const first = rowsOf(`dup-${kind}`, 3);
         expect(await writer.write(first)).toEqual(first);
         const again = [first[1]!, ...rowsOf(`new-${kind}`, 2), { ...rowsOf(`new-${kind}`, 1)[0]!, ts: now + 99 }];
@@ -60,7 +68,7 @@ describe('SQLite telemetry writer', () => {
 
   it("passes the driver's error back from the thread and leaves nothing of the failed batch", async () => {
     testDb = await createTestDb('sqlite-file');
-    const writer = createSqliteTelemetryWriter(testDb.db);
+    const writer = writerOn(testDb);
     await writer.write(rowsOf('warm', 1));
     await sql`ALTER TABLE telemetry_host_rollups RENAME TO host_rollups_away`.execute(testDb.db.kysely);
     await expect(writer.write(rowsOf('fails', 10))).rejects.toMatchObject({ message: expect.stringMatching(/telemetry_host_rollups/) });
@@ -69,14 +77,16 @@ describe('SQLite telemetry writer', () => {
     expect(await writer.write(rowsOf('fails', 10))).toHaveLength(10);
   });
 
-  it('finishes the batches in flight before the store closes', async () => {
+  it('finishes the batches in flight when it stops, and refuses batches afterwards', async () => {
     testDb = await createTestDb('sqlite-file');
     const file = testDb.sqliteFile!;
-    const writer = createSqliteTelemetryWriter(testDb.db);
+    const writer = writerOn(testDb);
     const writes = Array.from({ length: 5 }, (_, b) => writer.write(rowsOf(`close-${b}`, 500)));
+    await writer.stop();
     await testDb.db.close();
     expect((await Promise.all(writes)).map((w) => w.length)).toEqual([500, 500, 500, 500, 500]);
-    const reopened = createDatabase({ sqlitePath: file });
+    await expect(writer.write(rowsOf('late', 1))).rejects.toThrow(/stopped/);
+    const reopened = createDatabase({ sqliteFile: file });
     try {
       expect(Number((await sql<{ n: number }>`SELECT count(*) AS n FROM telemetry_events`.execute(reopened.kysely)).rows[0]?.n)).toBe(2_500);
     } finally {

@@ -1,10 +1,12 @@
-import type { Worker } from 'node:worker_threads';
-import type { Db } from '../../db/database.js';
+import type { Worker as Thread } from 'node:worker_threads';
+import type { SqliteDb } from '../../db/database.js';
+import { translateStoreError } from '../../db/translate-error.js';
+import type { Worker } from '../../lib/lifecycle.js';
 import { startModuleWorker } from '../../lib/module-worker.js';
 import type { EventRow } from './rollup-fold.js';
 import { prepareSqliteBatchWrite } from './telemetry-sqlite-batch.js';
 import type { WriterReply, WriterRequest } from './telemetry-sqlite-worker.js';
-import type { TelemetryWriter } from './telemetry-store.js';
+import type { TelemetryWriter } from './telemetry-writer.js';
 
 /**
  * SQLite's writer. For a database file, batches are stored by a writer thread with its own
@@ -14,19 +16,23 @@ import type { TelemetryWriter } from './telemetry-store.js';
  * another thread, so there the same transaction runs in this thread, holding Kysely's single
  * connection so that no other query interleaves.
  */
-export function createSqliteTelemetryWriter(db: Db): TelemetryWriter {
-  const sqlite = db.sqlite;
-  if (!sqlite || db.sqlitePath === undefined) throw new Error('The SQLite telemetry writer needs the better-sqlite3 handle');
-  if (db.sqlitePath !== ':memory:') {
-    const writer = createWriterThread(db.sqlitePath);
-    db.beforeClose(() => writer.close());
-    return writer;
-  }
+export function createSqliteTelemetryWriter(db: SqliteDb): TelemetryWriter & Worker {
+  if (db.file !== ':memory:') return createWriterThread(db.file);
   let write: ((rows: readonly EventRow[]) => number[]) | undefined;
   return {
+    name: 'telemetry-sqlite-writer',
+    kind: 'resource',
+    start: () => Promise.resolve(),
+    stop: () => Promise.resolve(),
     async write(rows) {
       // Prepared on first use: the tables exist only once migrations have run.
-      const stored = await db.kysely.connection().execute(async () => (write ??= prepareSqliteBatchWrite(sqlite))(rows));
+      const stored = await db.kysely.connection().execute(async () => {
+        try {
+          return (write ??= prepareSqliteBatchWrite(db.sqlite))(rows);
+        } catch (err) {
+          throw translateStoreError('sqlite', err);
+        }
+      });
       return stored.map((i) => rows[i]!);
     },
   };
@@ -35,12 +41,12 @@ export function createSqliteTelemetryWriter(db: Db): TelemetryWriter {
 interface Pending {
   rows: readonly EventRow[];
   resolve(rows: EventRow[]): void;
-  reject(err: Error): void;
+  reject(err: unknown): void;
 }
 
-/** Error as the driver raised it on the writer thread, code included (store error translation reads it). */
-function driverError(error: { message: string; code: string | undefined }): Error {
-  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+/** The driver's error from the writer thread, code included, translated like any store error. */
+function driverError(error: { message: string; code: string | undefined }): unknown {
+  return translateStoreError('sqlite', Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code }));
 }
 
 /**
@@ -48,17 +54,18 @@ function driverError(error: { message: string; code: string | undefined }): Erro
  * indexes of the rows stored. The thread starts on the first batch, keeps the process alive only
  * while batches are in flight, and is started again if it ever dies.
  */
-function createWriterThread(file: string): TelemetryWriter & { close(): Promise<void> } {
-  let worker: Worker | undefined;
+function createWriterThread(file: string): TelemetryWriter & Worker {
+  let worker: Thread | undefined;
+  let isStopped = false;
   let nextId = 1;
   const pending = new Map<number, Pending>();
 
-  function failAll(err: Error): void {
+  function failAll(err: unknown): void {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   }
 
-  function start(): Worker {
+  function start(): Thread {
     const w = startModuleWorker(import.meta.url, './telemetry-sqlite-worker', { file });
     w.on('message', (reply: WriterReply) => {
       const p = pending.get(reply.id);
@@ -77,6 +84,7 @@ function createWriterThread(file: string): TelemetryWriter & { close(): Promise<
   }
 
   function send(request: WriterRequest, rows: readonly EventRow[]): Promise<EventRow[]> {
+    if (isStopped && !('close' in request)) return Promise.reject(new Error('The telemetry writer has stopped'));
     const w = (worker ??= start());
     w.ref();
     return new Promise<EventRow[]>((resolve, reject) => {
@@ -86,10 +94,15 @@ function createWriterThread(file: string): TelemetryWriter & { close(): Promise<
   }
 
   return {
+    name: 'telemetry-sqlite-writer',
+    kind: 'resource',
+    // The thread starts with the first batch, so a process that never ingests holds none.
+    start: () => Promise.resolve(),
     write: (rows) => (rows.length === 0 ? Promise.resolve([]) : send({ id: nextId++, rows: rows as EventRow[] }, rows)),
 
     /** Waits for the batches in flight (they are ahead of it in the queue), then stops the thread. */
-    async close() {
+    async stop() {
+      isStopped = true;
       const w = worker;
       if (!w) return;
       const exited = new Promise((resolve) => w.once('exit', resolve));

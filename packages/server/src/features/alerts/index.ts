@@ -1,0 +1,10 @@
+export { createAlertStore, type AlertStore } from './alert-store.js';
+export { createNotificationStore, type NotificationStore } from './notification-store.js';
+export { createAlertService, type AlertService } from './alert-service.js';
+export { createAlertEvaluator, type AlertEvaluator, type EvaluationResult, slotOf, EVALUATION_INTERVAL_MS, SETTLE_MS } from './alert-evaluator.js';
+export { createNotificationDispatcher, type NotificationDispatcher, CLAIM_LEASE_MS } from './notification-dispatcher.js';
+export { createWebhookSender, type WebhookSender, type Resolve, WEBHOOK_TIMEOUT_MS } from './webhook-sender.js';
+export { createEmailSender, type EmailSender } from './email-sender.js';
+export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './retry-schedule.js';
+export { alertRoutes } from './alert-routes.js';
+export { composeAlerts, type AlertSettings } from './compose-alerts.js';
