@@ -14,7 +14,12 @@ const src = 'packages/server/src';
 describe('the lint rules that keep the shape', { timeout: 120_000 }, () => {
   let eslint: ESLint;
   beforeAll(() => {
-    eslint = new ESLint({ cwd: repoRoot });
+    // With CI set, typescript-eslint infers a single run and parses each file once from disk,
+    // which would ignore the changed contents linted here: keep it re-reading what it is given.
+    eslint = new ESLint({
+      cwd: repoRoot,
+      overrideConfig: { languageOptions: { parserOptions: { disallowAutomaticSingleRunInference: true } } },
+    });
   });
 
   async function rulesFired(file: string, code: string): Promise<string[]> {
