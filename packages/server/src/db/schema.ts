@@ -153,7 +153,7 @@ export interface RateLimitStateTable {
   tat: number;
 }
 
-/** Alert rules and their state; see migration 0008 and docs/alerts.md. */
+/** Alert rules and their state; see migration 0006 and docs/alerts.md. */
 export interface AlertRuleTable {
   org_id: string;
   id: string;

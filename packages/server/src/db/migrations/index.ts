@@ -5,7 +5,7 @@ import { controlPlane } from './0002-control-plane.js';
 import { telemetry } from './0003-telemetry.js';
 import { unloggedRateLimits } from './0004-unlogged-rate-limits.js';
 import { policySequence } from './0005-policy-sequence.js';
-import { alerts } from './0008-alerts.js';
+import { alerts } from './0006-alerts.js';
 
 /**
  * The one migration set for both engines, in order. Names are never changed and a released
@@ -18,6 +18,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0003-telemetry': telemetry(dialect),
     '0004-unlogged-rate-limits': unloggedRateLimits(dialect),
     '0005-policy-sequence': policySequence(),
-    '0008-alerts': alerts(dialect),
+    '0006-alerts': alerts(dialect),
   };
 }
