@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import path from 'node:path';
-import { plans } from '@corral/contracts';
+import { readFileSync } from 'node:fs';
+import { plans, PriceTable } from '@corral/contracts';
 import { parseEncryptionKey } from './lib/secret-box.js';
 
 /**
@@ -43,6 +44,10 @@ const EnvSchema = Type.Object({
   CORRAL_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   // Largest accepted request body. 1,000 events of ~1 KB fit in the default with room to spare.
   CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
+  // OTLP/gRPC listener of the ingest role (docs/otlp.md); 4317 is the standard OTLP/gRPC port, 0 turns it off.
+  OTLP_GRPC_PORT: Type.Optional(Port),
+  // A JSON price table that replaces the built-in one for token costs (docs/otlp.md, "Prices").
+  CORRAL_PRICES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
@@ -81,7 +86,25 @@ export interface Config {
   /** CORRAL_ENCRYPTION_KEY as given (checked), or undefined to use the one in DATA_DIR. */
   readonly encryptionKey: string | undefined;
   readonly bodyLimitBytes: number;
+  /** OTLP_GRPC_PORT; undefined when 0 (off). */
+  readonly otlpGrpcPort: number | undefined;
+  /** CORRAL_PRICES_FILE, read and checked at start-up; undefined uses the built-in table. */
+  readonly prices: PriceTable | undefined;
   readonly logLevel: string;
+}
+
+/** The operator's price table: a JSON array of ModelPrice entries, checked at start-up. */
+function readPriceTable(file: string, problems: string[]): PriceTable | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    problems.push(`CORRAL_PRICES_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+    return undefined;
+  }
+  const errors = [...Value.Errors(PriceTable, parsed)].slice(0, 5);
+  for (const e of errors) problems.push(`CORRAL_PRICES_FILE: ${e.path || '(root)'} ${e.message}`);
+  return errors.length === 0 ? (parsed as PriceTable) : undefined;
 }
 
 export class ConfigError extends Error {
@@ -111,8 +134,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`CORRAL_ENCRYPTION_KEY: ${(err as Error).message}`);
     }
   }
+  const pricesFile = env.CORRAL_PRICES_FILE || undefined;
+  const prices = pricesFile === undefined ? undefined : readPriceTable(pricesFile, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const e = converted as Env;
+  const otlpGrpcPort = e.OTLP_GRPC_PORT ?? 4317;
   const host = e.HOST ?? '127.0.0.1';
   const port = e.PORT ?? 8080;
   return Object.freeze({
@@ -146,6 +172,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     encryptionKey: e.CORRAL_ENCRYPTION_KEY,
     bodyLimitBytes: e.CORRAL_BODY_LIMIT_BYTES ?? 5 * 1024 * 1024,
+    otlpGrpcPort: otlpGrpcPort === 0 ? undefined : otlpGrpcPort,
+    prices,
     logLevel: e.LOG_LEVEL ?? 'info',
   });
 }
