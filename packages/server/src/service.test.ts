@@ -41,7 +41,7 @@ describe('stopping the service', () => {
     try {
       await withDatabase(async (databaseUrl) => {
         const service = await startService(loadConfig({
-          DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret,
+          DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret,
         }), pino({ level: 'silent' }));
         const base = service.urls.api ?? '';
         const token = await signJwt(secret, { orgId: randomUUID(), role: 'owner', subject: 'ops' }, 600);
