@@ -14,7 +14,9 @@ function summarize(request: ExportTraceRequest) {
     service: request.resourceSpans[0]?.resource?.attributes.find((a) => a.key === 'service.name')?.value?.stringValue,
     outcomes: spans.map((s) => {
       const m = mapSpan(s);
-      return m.kind === 'event' ? { name: s.name, ...m.event, trace_id: m.event.trace_id.length, span_id: m.event.span_id.length, request_id: undefined } : { name: s.name, kind: m.kind };
+      return m.kind === 'event'
+        ? { name: s.name, ...m.event, trace_id: m.event.trace_id.length, span_id: m.event.span_id.length, request_id: undefined, gen_ai: m.event.gen_ai === null ? null : JSON.parse(m.event.gen_ai) as unknown }
+        : { name: s.name, kind: m.kind };
     }),
   };
 }

@@ -90,7 +90,10 @@ export function createOtlpService({ ingestService, agentService, clock, retentio
         refusals.add(`span start times must be within the last ${retentionDays} days and at most a day ahead`);
         continue;
       }
-      rows.push({ ...event, org_id: orgId, agent_id: agent.agentId, gen_ai: event.gen_ai ? JSON.stringify(event.gen_ai) : null, received_at: now });
+      event.org_id = orgId;
+      event.agent_id = agent.agentId;
+      event.received_at = now;
+      rows.push(event);
     }
     return rows;
   }

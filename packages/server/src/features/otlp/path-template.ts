@@ -9,8 +9,10 @@ const DIGITS = /^\d+$/;
 const HEX = /^[0-9a-f]{16,}$/i;
 const TOKEN = /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{20,}$/;
 
+// Segments shorter than 16 characters can only be numbers; most are, or are words, so the
+// longer patterns run only where they could match.
 const isIdentifier = (segment: string): boolean =>
-  DIGITS.test(segment) || UUID.test(segment) || HEX.test(segment) || TOKEN.test(segment);
+  DIGITS.test(segment) || (segment.length >= 16 && (UUID.test(segment) || HEX.test(segment) || TOKEN.test(segment)));
 
 export function templatePath(path: string): string {
   return path

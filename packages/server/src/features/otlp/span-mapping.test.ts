@@ -64,7 +64,7 @@ describe('span → event mapping', () => {
 
   it('makes a GenAI span without HTTP attributes an event, host from server.address or the provider', () => {
     expect(mapped(span({ 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat' }, { kind: 1 }))).toMatchObject({
-      method: 'POST', url_host: 'openai', url_path: '/chat', status_code: null, gen_ai: { system: 'openai', operation: 'chat' },
+      method: 'POST', url_host: 'openai', url_path: '/chat', status_code: null, gen_ai: JSON.stringify({ system: 'openai', operation: 'chat' }),
     });
     expect(mapped(span({ 'gen_ai.system': 'anthropic', 'server.address': 'api.anthropic.com' }, { kind: 1 })).url_host).toBe('api.anthropic.com');
   });
