@@ -27,6 +27,8 @@ describe('span → event mapping', () => {
     ['method', 'http.method', 'delete', { method: 'DELETE' }],
     ['url', 'url.full', 'https://x.example.org/users/42?q=1', { url_host: 'x.example.org', url_path: '/users/{id}' }],
     ['url', 'http.url', 'http://y.example.org/v2/things', { url_host: 'y.example.org', url_path: '/v2/things' }],
+    ['url', 'url.full', 'https://user:pw@Z.Example:8443/a/77?c=1#frag', { url_host: 'z.example', url_path: '/a/{id}' }],
+    ['url', 'url.full', 'https://bare.example', { url_host: 'bare.example', url_path: '/' }],
     ['host', 'server.address', 'Server.Example', { url_host: 'server.example' }],
     ['host', 'net.peer.name', 'peer.example', { url_host: 'peer.example' }],
     ['host', 'http.host', 'host.example', { url_host: 'host.example' }],

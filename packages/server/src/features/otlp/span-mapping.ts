@@ -67,13 +67,15 @@ const asStatus = (v: unknown): number | null => {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 599 ? n : null;
 };
 
-function parseUrl(raw: string | undefined): URL | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    return new URL(raw);
-  } catch {
-    return undefined;
-  }
+/**
+ * Host and path of an absolute URL. A pattern rather than `new URL()`: it runs for every span and
+ * needs only these two parts (userinfo and port dropped, query and fragment cut).
+ */
+const URL_PARTS = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#]*)(?::\d*)?([^?#]*)/;
+function parseUrl(raw: string | undefined): { hostname: string; pathname: string } | undefined {
+  const m = raw === undefined ? null : URL_PARTS.exec(raw);
+  if (!m?.[1]) return undefined;
+  return { hostname: m[1], pathname: m[2] || '/' };
 }
 
 function hex(bytes: Uint8Array): string {
