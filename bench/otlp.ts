@@ -8,8 +8,8 @@
  *   2. OTLP/HTTP POST /v1/traces on the ingest host, protobuf requests of 512 spans (autocannon);
  *   3. OTLP/gRPC TraceService/Export, the same protobuf requests (grpc-js, --connections calls in flight).
  * The spans are what the events are: HTTP client spans, one in four a GenAI call with model and
- * token counts. Every request carries new ids (a fresh trace id per request for OTLP, fresh
- * request_ids for native), so nothing is skipped as a duplicate.
+ * token counts, and the events carry the trace and span ids the spans have. Every request
+ * carries new ids (a fresh trace id per request), so nothing is skipped as a duplicate.
  */
 import * as grpc from '@grpc/grpc-js';
 import autocannon from 'autocannon';
@@ -87,12 +87,17 @@ function otlpFactory(): () => Buffer {
   };
 }
 
-/** The same calls as /v1/telemetry JSON; request ids and the timestamp written per batch. */
+/**
+ * The same calls as /v1/telemetry JSON, each row as OTLP stores it: a trace id per batch and a
+ * span id per event, and request_id `<trace_id>:<span_id>`, so both paths write the same bytes
+ * and the same indexes and the comparison is of the transports.
+ */
 function nativeFactory(agentIds: string[]): () => string {
   const at = new Date().toISOString();
-  const run = randomUUID().slice(0, 8);
+  const run = randomBytes(8).toString('hex');
   const events = Array.from({ length: BATCH }, (_, i) => ({
-    agent_id: agentIds[i % agentIds.length], timestamp: at, request_id: `@@id@@-${i}`, method: isGenAi(i) ? 'POST' : i % 3 === 0 ? 'POST' : 'GET',
+    agent_id: agentIds[i % agentIds.length], timestamp: at, request_id: `@@id@@:${i.toString(16).padStart(16, '0')}`,
+    trace_id: '@@id@@', span_id: i.toString(16).padStart(16, '0'), method: isGenAi(i) ? 'POST' : i % 3 === 0 ? 'POST' : 'GET',
     url_host: isGenAi(i) ? 'api.openai.com' : `api${i % 20}.example.com`, url_path: isGenAi(i) ? '/chat' : '/v1/resources/{id}/items',
     status_code: i % 33 === 0 ? 502 : 200, latency_ms: 5 + ((i * 7919) % 400), policy_result: i % 33 === 0 ? 'error' : 'allowed',
     ...(isGenAi(i) ? { gen_ai: { system: 'openai', operation: 'chat', request_model: 'gpt-4o-mini', input_tokens: 800 + i, output_tokens: 120 } } : {}),
@@ -100,7 +105,7 @@ function nativeFactory(agentIds: string[]): () => string {
   const pieces = JSON.stringify({ events }).split('@@id@@');
   let n = 0;
   return () => {
-    const id = `${run}-${++n}`;
+    const id = `${run}${(++n).toString(16).padStart(16, '0')}`;
     return pieces.join(id);
   };
 }

@@ -168,6 +168,8 @@ describe('loadConfig: OTLP settings', () => {
       writeFileSync(good, JSON.stringify([entry]));
       expect(loadConfig({ CORRAL_PRICES_FILE: good }).prices).toEqual([entry]);
       expect(loadConfig({}).prices).toBeUndefined();
+      const documented = path.resolve(import.meta.dirname, '../../../docs/examples/prices.json');
+      expect(loadConfig({ CORRAL_PRICES_FILE: documented }).prices).toHaveLength(2);
       const bad = path.join(dir, 'bad.json');
       writeFileSync(bad, JSON.stringify([{ ...entry, effective_date: 'yesterday' }]));
       expect(problemsOf({ CORRAL_PRICES_FILE: bad })[0]).toMatch(/^CORRAL_PRICES_FILE: \/0\/effective_date/);
