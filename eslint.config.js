@@ -71,7 +71,7 @@ export default tseslint.config(
   {
     // config.ts alone reads the environment (tests and benches set up their own processes).
     files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts'],
-    ignores: ['packages/server/src/config.ts', '**/*.test.ts'],
+    ignores: ['packages/server/src/config.ts', 'packages/cli/src/environment.ts', '**/*.test.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through config.ts' }],
     },
