@@ -11,7 +11,7 @@ export const schemaFile = path.resolve(here, '../src/schema.ts');
 
 export async function generate(): Promise<string> {
   const document = JSON.parse(readFileSync(documentFile, 'utf8')) as Record<string, unknown>;
-  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false, defaultNonNullable: false });
+  const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false, defaultNonNullable: false });
   const header = '// Generated from docs/openapi.json by `npm run -s generate -w @corral/client`. Do not edit.\n\n';
   return header + astToString(ast);
 }
