@@ -77,7 +77,8 @@ export function group(parent: Commander, name: string, description: string): Com
   return cmd;
 }
 
-export function buildProgram(): Commander {
+/** `writeOut` takes help and version text instead of stdout (tests read the help of every command in process). */
+export function buildProgram(io: { writeOut?: (text: string) => void } = {}): Commander {
   const program = new Commander('corral');
   program
     .description('corral: control plane and telemetry service for AI agents')
@@ -90,7 +91,7 @@ export function buildProgram(): Commander {
     .option('--token <jwt>', 'Token to send (else CORRAL_TOKEN or the profile)')
     .option('--profile <name>', 'Saved profile to use (else CORRAL_PROFILE or the last login)')
     .exitOverride()
-    .configureOutput({ writeErr: () => undefined })
+    .configureOutput({ writeErr: () => undefined, ...(io.writeOut ? { writeOut: io.writeOut } : {}) })
     .configureHelp({
       sortSubcommands: false,
       subcommandTerm: (cmd) => [pathOf(cmd), argumentsOf(cmd)].filter(Boolean).join(' '),
