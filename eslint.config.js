@@ -42,12 +42,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { project: ['./tsconfig.test.json', './packages/dashboard/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.test.json' })],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['./tsconfig.test.json', './packages/dashboard/tsconfig.json'], noWarnOnMultipleProjects: true })],
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { plans } from '@corral/contracts';
 import { parseEncryptionKey } from './lib/secret-box.js';
 
@@ -43,6 +45,8 @@ const EnvSchema = Type.Object({
   CORRAL_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   // Largest accepted request body. 1,000 events of ~1 KB fit in the default with room to spare.
   CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
+  // The built dashboard served at / of the main host; default packages/dashboard/dist (npm run build).
+  CORRAL_DASHBOARD_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
@@ -82,6 +86,8 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
+  /** Folder of the built dashboard; undefined when it has not been built (then `/` is a 404). */
+  readonly dashboardDir: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -147,7 +153,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     encryptionKey: e.CORRAL_ENCRYPTION_KEY,
     bodyLimitBytes: e.CORRAL_BODY_LIMIT_BYTES ?? 5 * 1024 * 1024,
     logLevel: e.LOG_LEVEL ?? 'info',
+    dashboardDir: dashboardDirOf(e.CORRAL_DASHBOARD_DIR),
   });
+}
+
+/** src/ and dist/ both sit one level below packages/server, so the bundle is two levels up. */
+const bundledDashboard = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
+
+function dashboardDirOf(configured: string | undefined): string | undefined {
+  const dir = path.resolve(configured ?? bundledDashboard);
+  return existsSync(path.join(dir, 'index.html')) ? dir : undefined;
 }
 
 /** Without CORRAL_PUBLIC_URL, the address the main host listens on; a wildcard bind reads as localhost. */

@@ -22,6 +22,7 @@ import {
   createPartitionEventExpiry, createRetentionStore, createRetentionWorker, createRowEventExpiry, type RetentionStore,
 } from './features/retention/index.js';
 import { createSessionService, sessionRoutes } from './features/session/index.js';
+import { webUiRoutes } from './features/web-ui/index.js';
 import {
   createSigningKeyStore, createSigningService, generateSigningKeyPem, parseSigningKey, signingRoutes,
 } from './features/signing/index.js';
@@ -49,6 +50,8 @@ export interface ContainerOptions {
   encryptionKey?: string | undefined;
   /** Where alert notifications go out (CORRAL_SMTP_*, CORRAL_WEBHOOK_ALLOW_PRIVATE, CORRAL_PUBLIC_URL). */
   alerts?: AlertSettings | undefined;
+  /** The built dashboard (a folder with index.html) served at `/` of the main host; none when absent. */
+  dashboardDir?: string | undefined;
 }
 
 const defaultRateLimits = { free: 60_000, team: 600_000, enterprise: 6_000_000 } as const;
@@ -147,6 +150,7 @@ export async function createContainer(o: ContainerOptions) {
     (app) => app.register(dashboardRoutes, { dashboardService }),
     (app) => app.register(alertRoutes, { alertService: alerts.alertService }),
     telemetry(false),
+    ...(o.dashboardDir ? [(app: FastifyInstance) => app.register(webUiRoutes, { root: o.dashboardDir ?? '' })] : []),
   ];
   const ingestRoutes: RouteModule[] = [telemetry(true)];
   // Started in this order and stopped in reverse.

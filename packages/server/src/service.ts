@@ -57,6 +57,7 @@ export function composeService(config: Config, db: Db, log: FastifyBaseLogger) {
     signingKey: signingKeyOf(config),
     encryptionKey: encryptionKeyOf(config),
     alerts: config.alerts,
+    dashboardDir: config.dashboardDir,
   });
 }
 
