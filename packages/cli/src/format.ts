@@ -32,6 +32,15 @@ export const shortTime = (iso: string | null | undefined): string => (iso ? iso.
 
 const ticks = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
+/** At most `width` values: neighbours summed, so a day of 15-minute buckets fits a terminal line. */
+export function fit(values: readonly number[], width = 60): number[] {
+  if (values.length <= width) return [...values];
+  const size = Math.ceil(values.length / width);
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size).reduce((a, b) => a + b, 0));
+  return out;
+}
+
 /** Values as block characters, scaled to the largest; zeros stay at the floor. */
 export function sparkline(values: readonly number[]): string {
   const max = Math.max(0, ...values);

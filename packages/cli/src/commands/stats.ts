@@ -1,7 +1,7 @@
 import { unwrap } from '@corral/client';
 import type { Command as Commander } from 'commander';
 import { clientFor } from '../api.js';
-import { number, shortTime, sparkline, table } from '../format.js';
+import { fit, number, shortTime, sparkline, table } from '../format.js';
 import { print } from '../print.js';
 
 export function registerStats(program: Commander): void {
@@ -27,8 +27,8 @@ export function registerStats(program: Commander): void {
           `latency  avg ${number(stats.avg_latency_ms)} ms  p50 ${number(stats.p50_latency_ms)}  p95 ${number(stats.p95_latency_ms)}  p99 ${number(stats.p99_latency_ms)}`,
           `agents   ${stats.active_agents} active of ${stats.total_agents}`,
           '',
-          `calls    ${sparkline(series.map((b) => b.total))}`,
-          `denied   ${sparkline(series.map((b) => b.denied))}`,
+          `calls    ${sparkline(fit(series.map((b) => b.total)))}`,
+          `denied   ${sparkline(fit(series.map((b) => b.denied)))}`,
           `         ${shortTime(first)} .. ${shortTime(last)} UTC`,
           '',
           table(['host', 'calls', 'allowed', 'denied', 'errors'], hosts.map((h) => [h.url_host, h.call_count, h.allowed_count, h.denied_count, h.error_count]), 'no hosts'),
