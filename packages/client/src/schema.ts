@@ -957,7 +957,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The control stream for the dashboard (cookie session) */
+        /** The control stream for the dashboard (cookie session), plus `telemetry` when new events of the agent are stored */
         get: {
             parameters: {
                 query?: never;

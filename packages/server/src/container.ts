@@ -12,7 +12,7 @@ import { apiKeyRoutes, createApiKeyService, createApiKeyStore } from './features
 import { auditRoutes, createAuditStore } from './features/audit/index.js';
 import { createAuthenticator, createJwtVerifier, type JwtSettings } from './features/auth/index.js';
 import {
-  controlEventsOn, controlRoutes, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
+  controlEventsOn, controlRoutes, eventsStoredHints, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
 } from './features/control/index.js';
 import { createAgentWindowStats, createDashboardService, createDashboardStore, dashboardRoutes } from './features/dashboard/index.js';
 import { createOrgService, createOrgStore } from './features/orgs/index.js';
@@ -120,11 +120,14 @@ export async function createContainer(o: ContainerOptions) {
   const rateLimiter = createRateLimiter({
     store: engine.rateLimitStore, planOf: (orgId) => orgService.planOf(orgId), limits: o.rateLimits ?? defaultRateLimits, clock,
   });
+  // Dashboard streams (and through them live tails) hear of new events; see features/control.
+  const hintEventsStored = eventsStoredHints(engine.controlBus);
+  const storedHints = (orgId: string, rows: readonly { agent_id: string }[]) => hintEventsStored(orgId, rows.map((r) => r.agent_id));
   const ingestService = createIngestService({
     authenticateApiKey: (key) => apiKeyService.authenticate(key),
     rateLimiter,
     writer: engine.telemetryWriter,
-    listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length)],
+    listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length), storedHints],
     log,
   });
   const retentionDays = o.retentionDays ?? 31;

@@ -1,4 +1,4 @@
-import { type CorralClient, type DashboardEvent, readSse, unwrap } from '@corral/client';
+import { ApiError, apiErrorOf, type CorralClient, type DashboardEvent, readSse, unwrap } from '@corral/client';
 import { type Command as Commander, Option } from 'commander';
 import { clientFor, globalsOf, resolveConnection } from '../api.js';
 import { shortTime, table } from '../format.js';
@@ -53,24 +53,15 @@ const row = (e: DashboardEvent) => [
   e.deny_reason ?? null,
 ];
 
-/** Prints control changes of one agent (kill switch, policy) from its dashboard stream until stopped. */
-async function followControl(url: string, token: string, agentId: string, json: boolean, signal: AbortSignal): Promise<void> {
-  const res = await fetch(`${url.replace(/\/+$/, '')}/v1/agents/${encodeURIComponent(agentId)}/control/dashboard-stream`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
-    signal,
-  });
-  if (!res.ok || !res.body) return;
-  for await (const message of readSse(res.body)) {
-    if (message.event === 'init') continue;
-    const data = JSON.parse(message.data) as Record<string, unknown>;
-    process.stdout.write(
-      json
-        ? `${JSON.stringify({ control: message.event, agent_id: agentId, ...data })}\n`
-        : `${shortTime(new Date().toISOString())}  ${message.event === 'kill_switch' ? `kill switch ${data.active ? 'ENGAGED' : 'released'}` : `policy version ${String(data.version)} active`}\n`,
-    );
-  }
-}
+const controlLine = (event: string, data: Record<string, unknown>): string =>
+  `${shortTime(new Date().toISOString())}  ${event === 'kill_switch' ? `kill switch ${data.active ? 'ENGAGED' : 'released'}` : `policy version ${String(data.version)} active`}`;
 
+/**
+ * With --agent, the agent's dashboard stream drives the tail: each `telemetry` hint reads the
+ * new events (one read at a time; hints during a read cause one more), control events are
+ * printed as they come, and a dropped stream is opened again. Without --agent there is no
+ * stream for the whole organization, so the tail reads every --interval.
+ */
 async function tail(client: CorralClient, o: FilterOptions & { interval: number }, command: Commander): Promise<void> {
   const json = globalsOf(command).json === true;
   const seen = new Set<string>();
@@ -78,23 +69,63 @@ async function tail(client: CorralClient, o: FilterOptions & { interval: number 
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  if (o.agent) {
-    const { url, token } = resolveConnection(globalsOf(command));
-    followControl(url, token, o.agent, json, stop.signal).catch(() => undefined);
-  }
-  if (!json) process.stdout.write(`${headers.join('  ').toUpperCase()}\n`);
-  while (!stop.signal.aborted) {
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+
+  async function readNew(): Promise<void> {
     const page = unwrap(await client.GET('/v1/dashboard/events', { params: { query: { ...filterQuery(o), from: since, limit: 100 } } }));
-    const fresh = page.data.filter((e) => !seen.has(e.request_id)).reverse();
-    for (const e of fresh) {
+    for (const e of page.data.filter((e) => !seen.has(e.request_id)).reverse()) {
       seen.add(e.request_id);
-      process.stdout.write(json ? `${JSON.stringify(e)}\n` : `${row(e).map((c) => (c === null || c === undefined ? '-' : String(c))).join('  ')}\n`);
+      write(json ? JSON.stringify(e) : row(e).map((c) => (c === null || c === undefined ? '-' : String(c))).join('  '));
       if (e.timestamp > since) since = e.timestamp;
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, o.interval);
+  }
+  let reading: Promise<void> | undefined;
+  let isDirty = false;
+  function readSoon(): void {
+    if (reading) {
+      isDirty = true;
+      return;
+    }
+    reading = (async () => {
+      do {
+        isDirty = false;
+        await readNew();
+      } while (isDirty && !stop.signal.aborted);
+    })().finally(() => (reading = undefined));
+  }
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
       stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     });
+
+  if (!json) write(headers.join('  ').toUpperCase());
+  await readNew();
+  if (!o.agent) {
+    while (!stop.signal.aborted) {
+      await pause(o.interval);
+      if (!stop.signal.aborted) await readNew();
+    }
+    return;
+  }
+  const { url, token } = resolveConnection(globalsOf(command));
+  const streamUrl = `${url.replace(/\/+$/, '')}/v1/agents/${encodeURIComponent(o.agent)}/control/dashboard-stream`;
+  while (!stop.signal.aborted) {
+    try {
+      const res = await fetch(streamUrl, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: stop.signal });
+      if (!res.ok || !res.body) throw apiErrorOf(res, await res.json().catch(() => undefined));
+      for await (const message of readSse(res.body)) {
+        if (message.event === 'telemetry' || message.event === 'init') readSoon();
+        else if (message.event === 'kill_switch' || message.event === 'policy_updated') {
+          const data = JSON.parse(message.data) as Record<string, unknown>;
+          write(json ? JSON.stringify({ control: message.event, agent_id: o.agent, ...data }) : controlLine(message.event, data));
+        }
+      }
+    } catch (err) {
+      if (stop.signal.aborted) break;
+      if (err instanceof ApiError && err.status < 500) throw err;
+    }
+    await pause(1000);
   }
 }
 
@@ -115,7 +146,7 @@ export function registerEvents(events: Commander): void {
       print(command, e, () => table(headers, [row(e)]));
     });
 
-  filters(events.command('tail').description('Print events as they arrive (Ctrl-C stops); with --agent also its kill switch and policy changes'))
-    .option('--interval <ms>', 'How often to look for new events', integer, 1000)
+  filters(events.command('tail').description("Print events as they arrive (Ctrl-C stops); with --agent live from the agent's dashboard stream, with its kill switch and policy changes"))
+    .option('--interval <ms>', 'Without --agent: how often to look for new events', integer, 1000)
     .action((o: FilterOptions & { interval: number }, command: Commander) => tail(clientFor(command), o, command));
 }

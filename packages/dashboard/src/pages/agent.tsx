@@ -16,7 +16,6 @@ interface Filters {
 }
 
 const noFilters: Filters = { method: '', url_host: '', status_code: '', policy_result: '', from: '', to: '', trace_id: '' };
-const TAIL_MS = 1000;
 
 /** datetime-local gives "2026-11-23T21:54" in local time; the API wants RFC 3339. */
 const rfc3339 = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
@@ -46,6 +45,8 @@ const eventHeaders = ['Time', 'Method', 'Host', 'Path', 'Status', 'ms', 'Result'
 function useLiveAgent(agentId: string) {
   const [agent, setAgent] = useState<Agent>();
   const [error, setError] = useState<string>();
+  /** Counts the stream's `telemetry` hints: new events of this agent were stored. */
+  const [stored, setStored] = useState(0);
   useEffect(() => {
     let live = true;
     const load = () =>
@@ -60,16 +61,17 @@ function useLiveAgent(agentId: string) {
       setAgent((a) => (a ? { ...a, kill_switch_active: active } : a));
     });
     stream.addEventListener('policy_updated', () => void load());
+    stream.addEventListener('telemetry', () => setStored((n) => n + 1));
     return () => {
       live = false;
       stream.close();
     };
   }, [agentId]);
-  return { agent, setAgent, error };
+  return { agent, setAgent, error, stored };
 }
 
 export function AgentPage({ agentId }: { agentId: string }) {
-  const { agent, setAgent, error } = useLiveAgent(agentId);
+  const { agent, setAgent, error, stored } = useLiveAgent(agentId);
   const stats = useAsync(() => api.GET('/v1/dashboard/agents').then(unwrap).then((all) => all.find((s) => s.agent_id === agentId)), [agentId]);
   const [draft, setDraft] = useState<Filters>(noFilters);
   const [filters, setFilters] = useState<Filters>(noFilters);
@@ -82,23 +84,30 @@ export function AgentPage({ agentId }: { agentId: string }) {
   const [tailing, setTailing] = useState(false);
   const [tail, setTail] = useState<DashboardEvent[]>([]);
   const since = useRef(new Date().toISOString());
+  const seen = useRef(new Set<string>());
   useEffect(() => {
     if (!tailing) return;
     since.current = new Date(Date.now() - 5000).toISOString();
+    seen.current = new Set();
     setTail([]);
-    const seen = new Set<string>();
-    const timer = setInterval(() => {
-      void api
-        .GET('/v1/dashboard/events', { params: { query: { ...query(agentId, { ...filters, from: '', to: '' }), from: since.current, limit: 100 } } })
-        .then(unwrap)
-        .then((page) => {
-          const fresh = page.data.filter((e) => !seen.has(e.request_id));
-          for (const e of fresh) seen.add(e.request_id);
-          if (fresh.length > 0) setTail((t) => [...fresh, ...t].slice(0, 200));
-        }, () => undefined);
-    }, TAIL_MS);
-    return () => clearInterval(timer);
   }, [tailing, agentId, filters]);
+  // Reads only when the agent's dashboard stream says events were stored (and once at the start).
+  useEffect(() => {
+    if (!tailing) return;
+    let live = true;
+    void api
+      .GET('/v1/dashboard/events', { params: { query: { ...query(agentId, { ...filters, from: '', to: '' }), from: since.current, limit: 100 } } })
+      .then(unwrap)
+      .then((page) => {
+        if (!live) return;
+        const fresh = page.data.filter((e) => !seen.current.has(e.request_id));
+        for (const e of fresh) seen.current.add(e.request_id);
+        if (fresh.length > 0) setTail((t) => [...fresh, ...t].slice(0, 200));
+      }, () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [tailing, agentId, filters, stored]);
 
   const apply = (e: Event) => {
     e.preventDefault();
