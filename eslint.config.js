@@ -42,12 +42,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { project: ['./tsconfig.test.json', './packages/dashboard/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.test.json' })],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['./tsconfig.test.json', './packages/dashboard/tsconfig.json'], noWarnOnMultipleProjects: true })],
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
@@ -71,7 +71,7 @@ export default tseslint.config(
   {
     // config.ts alone reads the environment (tests and benches set up their own processes).
     files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts'],
-    ignores: ['packages/server/src/config.ts', '**/*.test.ts'],
+    ignores: ['packages/server/src/config.ts', 'packages/cli/src/environment.ts', '**/*.test.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through config.ts' }],
     },

@@ -146,3 +146,25 @@ describe('corral openapi', () => {
     expect(existsSync(untouched)).toBe(false);
   });
 });
+
+describe('--help on every command', () => {
+  it('prints the usage of each command the program has, with exit code 0 (in process, from the same tree)', async () => {
+    const { buildProgram, leavesOf, pathOf } = await import('../src/program.js');
+    const { CommanderError } = await import('commander');
+    const leaves = leavesOf(buildProgram());
+    expect(leaves.length).toBeGreaterThan(40);
+    for (const leaf of leaves) {
+      let text = '';
+      const path = pathOf(leaf);
+      const program = buildProgram({ writeOut: (s) => (text += s) });
+      const err = await program.parseAsync([...path.split(' '), '--help'], { from: 'user' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, path).toBeInstanceOf(CommanderError);
+      expect((err as InstanceType<typeof CommanderError>).exitCode, path).toBe(0);
+      expect(text, path).toContain(`Usage: corral ${path}`);
+      expect(text, path).toContain(leaf.description().slice(0, 30));
+    }
+  });
+});

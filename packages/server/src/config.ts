@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { plans, PriceTable } from '@corral/contracts';
 import { parseEncryptionKey } from './lib/secret-box.js';
 
@@ -48,6 +50,8 @@ const EnvSchema = Type.Object({
   OTLP_GRPC_PORT: Type.Optional(Port),
   // A JSON price table that replaces the built-in one for token costs (docs/otlp.md, "Prices").
   CORRAL_PRICES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  // The built dashboard served at / of the main host; default packages/dashboard/dist (npm run build).
+  CORRAL_DASHBOARD_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
@@ -91,6 +95,8 @@ export interface Config {
   /** CORRAL_PRICES_FILE, read and checked at start-up; undefined uses the built-in table. */
   readonly prices: PriceTable | undefined;
   readonly logLevel: string;
+  /** Folder of the built dashboard; undefined when it has not been built (then `/` is a 404). */
+  readonly dashboardDir: string | undefined;
 }
 
 /** The operator's price table: a JSON array of ModelPrice entries, checked at start-up. */
@@ -175,7 +181,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpGrpcPort: otlpGrpcPort === 0 ? undefined : otlpGrpcPort,
     prices,
     logLevel: e.LOG_LEVEL ?? 'info',
+    dashboardDir: dashboardDirOf(e.CORRAL_DASHBOARD_DIR),
   });
+}
+
+/** src/ and dist/ both sit one level below packages/server, so the bundle is two levels up. */
+const bundledDashboard = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
+
+function dashboardDirOf(configured: string | undefined): string | undefined {
+  const dir = path.resolve(configured ?? bundledDashboard);
+  return existsSync(path.join(dir, 'index.html')) ? dir : undefined;
 }
 
 /** Without CORRAL_PUBLIC_URL, the address the main host listens on; a wildcard bind reads as localhost. */

@@ -12,7 +12,7 @@ import { apiKeyRoutes, createApiKeyService, createApiKeyStore } from './features
 import { auditRoutes, createAuditStore } from './features/audit/index.js';
 import { createAuthenticator, createJwtVerifier, type JwtSettings } from './features/auth/index.js';
 import {
-  controlEventsOn, controlRoutes, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
+  controlEventsOn, controlRoutes, eventsStoredHints, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
 } from './features/control/index.js';
 import {
   createAgentWindowStats, createDashboardService, createDashboardStore, createPriceBook, dashboardRoutes,
@@ -25,6 +25,7 @@ import {
   createPartitionEventExpiry, createRetentionStore, createRetentionWorker, createRowEventExpiry, type RetentionStore,
 } from './features/retention/index.js';
 import { createSessionService, sessionRoutes } from './features/session/index.js';
+import { webUiRoutes } from './features/web-ui/index.js';
 import {
   createSigningKeyStore, createSigningService, generateSigningKeyPem, parseSigningKey, signingRoutes,
 } from './features/signing/index.js';
@@ -58,6 +59,8 @@ export interface ContainerOptions {
   otlpGrpc?: { host: string; port: number } | undefined;
   /** CORRAL_BODY_LIMIT_BYTES: also the most a gzip body may inflate to. */
   bodyLimitBytes?: number | undefined;
+  /** The built dashboard (a folder with index.html) served at `/` of the main host; none when absent. */
+  dashboardDir?: string | undefined;
 }
 
 const defaultRateLimits = { free: 60_000, team: 600_000, enterprise: 6_000_000 } as const;
@@ -126,11 +129,14 @@ export async function createContainer(o: ContainerOptions) {
   const rateLimiter = createRateLimiter({
     store: engine.rateLimitStore, planOf: (orgId) => orgService.planOf(orgId), limits: o.rateLimits ?? defaultRateLimits, clock,
   });
+  // Dashboard streams (and through them live tails) hear of new events; see features/control.
+  const hintEventsStored = eventsStoredHints(engine.controlBus);
+  const storedHints = (orgId: string, rows: readonly { agent_id: string }[]) => hintEventsStored(orgId, rows.map((r) => r.agent_id));
   const ingestService = createIngestService({
     authenticateApiKey: (key) => apiKeyService.authenticate(key),
     rateLimiter,
     writer: engine.telemetryWriter,
-    listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length)],
+    listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length), storedHints],
     log,
   });
   const retentionDays = o.retentionDays ?? 31;
@@ -161,6 +167,7 @@ export async function createContainer(o: ContainerOptions) {
     (app) => app.register(dashboardRoutes, { dashboardService }),
     (app) => app.register(alertRoutes, { alertService: alerts.alertService }),
     telemetry(false),
+    ...(o.dashboardDir ? [(app: FastifyInstance) => app.register(webUiRoutes, { root: o.dashboardDir ?? '' })] : []),
   ];
   const ingestRoutes: RouteModule[] = [telemetry(true), (app) => app.register(otlpRoutes, { otlpService, ingestService, bodyLimitBytes })];
   // Started in this order and stopped in reverse.

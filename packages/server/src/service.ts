@@ -60,6 +60,7 @@ export function composeService(config: Config, db: Db, log: FastifyBaseLogger) {
     prices: config.prices,
     otlpGrpc: config.otlpGrpcPort === undefined ? undefined : { host: config.host, port: config.otlpGrpcPort },
     bodyLimitBytes: config.bodyLimitBytes,
+    dashboardDir: config.dashboardDir,
   });
 }
 

@@ -1,4 +1,4 @@
-import { roles } from '@corral/contracts';
+import { type Role, roles } from '@corral/contracts';
 import { userInfo } from 'node:os';
 import { type Command, oneOf, parseOrgId, UsageError } from '../command.js';
 import { loadServer, loadServiceConfig } from '../server.js';
@@ -20,12 +20,19 @@ function expiryOf(jwt: string): string {
   return new Date(payload.exp * 1000).toISOString();
 }
 
-function defaultSubject(): string {
+export function defaultSubject(): string {
   try {
     return userInfo().username || 'operator';
   } catch {
     return 'operator';
   }
+}
+
+/** Signs a JWT with the secret the server verifies with (its configuration, its DATA_DIR). */
+export async function mintJwt(claims: { orgId: string; role: Role; subject: string }, ttlSeconds: number): Promise<string> {
+  const config = await loadServiceConfig();
+  const { jwtSecretOf, signJwt } = await loadServer();
+  return signJwt(jwtSecretOf(config), claims, ttlSeconds);
 }
 
 export const token: Command = {
@@ -52,9 +59,7 @@ export const token: Command = {
     const subject = (options.sub as string | undefined) ?? defaultSubject();
     if (subject.trim() === '' || subject.length > 200) throw new UsageError('--sub must be 1 to 200 characters', token);
 
-    const config = await loadServiceConfig();
-    const { jwtSecretOf, signJwt } = await loadServer();
-    const jwt = await signJwt(jwtSecretOf(config), { orgId, role, subject }, ttlSeconds);
+    const jwt = await mintJwt({ orgId, role, subject }, ttlSeconds);
     output.result(jwt, { token: jwt, org_id: orgId, role, sub: subject, expires_at: expiryOf(jwt) });
   },
 };

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -123,4 +123,57 @@ export async function createStore(dialect: 'sqlite' | 'postgres', pgUrl: string 
 /** The claims of a JWT, read without verifying it. */
 export function claimsOf(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+/** The built binary (packages/cli/dist/main.js, as installed as `corral`), run with plain node. */
+const builtMain = path.join(repoRoot, 'packages/cli/dist/main.js');
+
+/** Brings dist/ up to date (tsc -b is incremental: quick when nothing changed). */
+export function buildCli(): void {
+  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/cli'], { cwd: repoRoot, stdio: 'pipe' });
+}
+
+export function runBuiltCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtMain, ...args], { cwd: repoRoot, env: processEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+export interface LongRunningCli {
+  /** Everything printed so far. */
+  stdout(): string;
+  /** Resolves once stdout matches, or rejects after the timeout with what was printed. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  stop(): Promise<number | null>;
+}
+
+/** A command that runs until stopped (`events tail`). */
+export function spawnBuiltCli(args: string[], env: Record<string, string> = {}): LongRunningCli {
+  const child = spawn(process.execPath, [builtMain, ...args], { cwd: repoRoot, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    stdout: () => stdout,
+    async waitFor(pattern, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(stdout)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${String(pattern)} in:\n${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

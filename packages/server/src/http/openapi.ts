@@ -45,6 +45,18 @@ function withRefs(node: Json, named: ReadonlyMap<string, string>, self?: string)
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withRefs(value, named, self)]));
 }
 
+/**
+ * A query parameter with a default may be left out (the server fills it in), so it is not
+ * `required` in the document, whatever its TypeBox object says; generated clients then let
+ * callers omit it.
+ */
+function defaultsOptional(node: Json): Json {
+  if (Array.isArray(node)) return node.map(defaultsOptional);
+  if (!isObject(node)) return node;
+  if (node.in === 'query' && node.required === true && isObject(node.schema) && 'default' in node.schema) return { ...node, required: false };
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, defaultsOptional(value)]));
+}
+
 /** The generated document with the shared schemas referred to by name. */
 function referToComponents(document: JsonObject): JsonObject {
   const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
@@ -53,7 +65,7 @@ function referToComponents(document: JsonObject): JsonObject {
   return {
     ...document,
     components: { ...(isObject(document.components) ? document.components : {}), schemas: componentsWithRefs },
-    paths: withRefs(document.paths ?? {}, named),
+    paths: defaultsOptional(withRefs(document.paths ?? {}, named)),
   };
 }
 

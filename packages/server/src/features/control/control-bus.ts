@@ -13,7 +13,9 @@ import type { Logger } from '../../lib/logger.js';
 export type ControlMessage =
   | { readonly kind: 'agent_changed'; readonly orgId: string; readonly agentId: string }
   | { readonly kind: 'agent_deleted'; readonly orgId: string; readonly agentId: string }
-  | { readonly kind: 'key_revoked'; readonly orgId: string; readonly keyId: string };
+  | { readonly kind: 'key_revoked'; readonly orgId: string; readonly keyId: string }
+  /** Telemetry of the agent was committed: dashboard streams tell their pages to read it. */
+  | { readonly kind: 'events_stored'; readonly orgId: string; readonly agentId: string };
 
 /**
  * A worker: the PostgreSQL bus holds a listening connection from the first stream until the

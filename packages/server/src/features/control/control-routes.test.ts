@@ -30,7 +30,7 @@ function listen(url: string, headers: Record<string, string>) {
       return fetch(input, { ...init, headers: { ...init?.headers, ...headers } });
     },
   });
-  for (const type of ['init', 'kill_switch', 'policy_updated']) {
+  for (const type of ['init', 'kill_switch', 'policy_updated', 'telemetry']) {
     es.addEventListener(type, (e) => received.push({ type, data: JSON.parse(e.data), id: e.lastEventId }));
   }
   es.addEventListener('error', (e) => errors.push({ code: (e as { code?: number }).code }));
@@ -273,6 +273,34 @@ describe.each(testDialects)('control stream on %s', (dialect) => {
     expect(sdk.ofType('kill_switch')).toHaveLength(1);
 
     expect((await ctx.request({ method: 'GET', url: `/v1/agents/${agentId}/control/dashboard-stream`, apiKey })).statusCode).toBe(403);
+  });
+
+  it('tells dashboard streams, never SDK streams, that new telemetry of the agent was stored, coalescing bursts', async () => {
+    const agentId = await newAgent();
+    const other = await newAgent();
+    const session = await ctx.request({ method: 'POST', url: '/v1/auth/session', token: owner.token });
+    const cookie = String(session.headers['set-cookie']).split(';')[0] ?? '';
+    const dashboard = open(agentId, { cookie }, 'control/dashboard-stream');
+    const otherDashboard = open(other, { cookie }, 'control/dashboard-stream');
+    const sdk = open(agentId);
+    await Promise.all([dashboard.waitFor('init'), otherDashboard.waitFor('init'), sdk.waitFor('init')]);
+
+    const writer = (await ctx.createKey(owner.token)).key;
+    const send = (n: number) =>
+      ctx.request({
+        method: 'POST', url: '/v1/telemetry', apiKey: writer,
+        payload: { events: [{ agent_id: agentId, timestamp: new Date(ctx.clock.now()).toISOString(), request_id: `hint-${dialect}-${n}`, method: 'GET', url_host: 'a.example.com', url_path: '/', status_code: 200, latency_ms: 1, policy_result: 'allowed' }] },
+      });
+    expect((await send(0)).statusCode).toBe(200);
+    await dashboard.waitFor('telemetry');
+    expect(dashboard.ofType('telemetry')[0]?.data).toEqual({ agent_id: agentId });
+    // A burst inside the hint interval: one trailing hint, not one per batch.
+    for (let n = 1; n <= 5; n++) expect((await send(n)).statusCode).toBe(200);
+    await dashboard.waitFor('telemetry', 2);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(dashboard.ofType('telemetry').length).toBeLessThanOrEqual(3);
+    expect(sdk.ofType('telemetry')).toHaveLength(0);
+    expect(otherDashboard.ofType('telemetry')).toHaveLength(0);
   });
 
   it('stops even while a client holds a connection that has sent nothing', async () => {

@@ -11,7 +11,7 @@ const tags = ['control'];
 const EventStream = Type.String({ description: 'text/event-stream: init, then kill_switch and policy_updated; `: heartbeat` every 15 s' });
 
 export const controlRoutes: FastifyPluginAsyncTypebox<{ controlService: ControlService }> = async (app, { controlService }) => {
-  async function stream(request: FastifyRequest, reply: FastifyReply, agentId: string): Promise<void> {
+  async function stream(request: FastifyRequest, reply: FastifyReply, agentId: string, isDashboard = false): Promise<void> {
     const p = principalOf(request);
     await controlService.prepare(p.orgId, agentId);
     const opened: StreamRequest = {
@@ -19,6 +19,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ controlService: ControlS
       agentId,
       keyId: p.kind === 'api_key' ? p.keyId : undefined,
       expiresAt: p.kind === 'user' ? p.expiresAt : undefined,
+      isDashboard,
     };
     const sse = openSse(request, reply, { held: true });
     // The response has started, so a failure now can only end the stream.
@@ -46,13 +47,13 @@ export const controlRoutes: FastifyPluginAsyncTypebox<{ controlService: ControlS
       config: { auth: { user: 'viewer' } },
       schema: {
         tags,
-        summary: 'The control stream for the dashboard (cookie session)',
+        summary: 'The control stream for the dashboard (cookie session), plus `telemetry` when new events of the agent are stored',
         params: AgentParams,
         produces: ['text/event-stream'],
         response: { 200: EventStream },
       },
     },
-    (request, reply) => stream(request, reply, request.params.agent_id),
+    (request, reply) => stream(request, reply, request.params.agent_id, true),
   );
 
   app.get(

@@ -106,6 +106,12 @@ export function createControlService({ policyService, signingService, hub, bus, 
       case 'key_revoked':
         hub.closeKey(message.keyId);
         return;
+      case 'events_stored': {
+        // A hint, no data: the page reads the new events through the events API, with its filters.
+        const group = hub.group(message.orgId, message.agentId);
+        if (group) hub.broadcast(group, 'telemetry', encodeEvent({ event: 'telemetry', id: newId(), data: { agent_id: message.agentId } }), true);
+        return;
+      }
     }
   }
   bus.subscribe(handle);

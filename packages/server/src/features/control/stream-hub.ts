@@ -10,6 +10,8 @@ export interface Subscriber {
   readonly keyId: string | undefined;
   /** When the credential behind it (a session) expires; checked on each heartbeat. */
   readonly expiresAt: number | undefined;
+  /** Dashboard streams also hear that new telemetry was stored; SDK streams never do. */
+  readonly isDashboard?: boolean;
   readonly stream: EventStream;
 }
 
@@ -148,8 +150,8 @@ export function createStreamHub({ clock, heartbeatMs = HEARTBEAT_MS }: { clock: 
     groups: (): AgentGroup[] => [...groups.values()],
 
     /** Sends one encoded message to every stream of the agent. */
-    broadcast(group: AgentGroup, key: string, message: Buffer | string): void {
-      for (const sub of group.subscribers) sub.stream.sendFormatted(key, message);
+    broadcast(group: AgentGroup, key: string, message: Buffer | string, onlyDashboards = false): void {
+      for (const sub of group.subscribers) if (!onlyDashboards || sub.isDashboard) sub.stream.sendFormatted(key, message);
     },
 
     closeAgent: (orgId: string, agentId: string): number => closeEach(groups.get(groupKey(orgId, agentId))?.subscribers ?? []),

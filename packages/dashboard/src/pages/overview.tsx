@@ -1,0 +1,68 @@
+import { api, unwrap } from '../api';
+import { TimeSeriesChart } from '../chart';
+import { ErrorBanner, num, Section, StatCard, Table, useAsync } from '../components';
+import { Link } from '../router';
+
+export function Overview() {
+  const { data, error } = useAsync(async () => {
+    const [stats, series, hosts, ruleHits, agents] = await Promise.all([
+      api.GET('/v1/dashboard/stats').then(unwrap),
+      api.GET('/v1/dashboard/timeseries').then(unwrap),
+      api.GET('/v1/dashboard/hosts', { params: { query: { limit: 10 } } }).then(unwrap),
+      api.GET('/v1/dashboard/rule-hits').then(unwrap),
+      api.GET('/v1/dashboard/agents').then(unwrap),
+    ]);
+    return { stats, series, hosts, ruleHits, agents };
+  }, []);
+  return (
+    <>
+      <h1>Overview</h1>
+      <p class="muted">The last 24 hours.</p>
+      <ErrorBanner error={error} />
+      {data && (
+        <>
+          <div class="stats" aria-label="Totals">
+            <StatCard label="Calls" value={data.stats.total_calls} testId="stat-total" />
+            <StatCard label="Allowed" value={data.stats.allowed_calls} testId="stat-allowed" />
+            <StatCard label="Denied" value={data.stats.denied_calls} testId="stat-denied" />
+            <StatCard label="Errors" value={data.stats.error_calls} testId="stat-errors" />
+            <StatCard label="p95 latency" value={`${num(data.stats.p95_latency_ms)} ms`} testId="stat-p95" />
+            <StatCard label="Active agents" value={`${data.stats.active_agents} / ${data.stats.total_agents}`} testId="stat-agents" />
+          </div>
+          <Section title="Calls over time">
+            <TimeSeriesChart buckets={data.series} />
+          </Section>
+          <div class="columns">
+            <Section title="Top hosts">
+              <Table
+                caption="Top hosts"
+                headers={['Host', 'Calls', 'Allowed', 'Denied', 'Errors']}
+                rows={data.hosts.map((h) => ({ key: h.url_host, cells: [h.url_host, h.call_count, h.allowed_count, h.denied_count, h.error_count] }))}
+                empty="No calls in this window."
+              />
+            </Section>
+            <Section title="Rule hits">
+              <Table
+                caption="Rule hits"
+                headers={['Rule', 'Hits', 'Denied', 'Dry run']}
+                rows={data.ruleHits.map((r) => ({ key: r.rule_name, cells: [r.rule_name, r.total, r.denied, r.dry_run] }))}
+                empty="No rule matched in this window."
+              />
+            </Section>
+          </div>
+          <Section title="Agents">
+            <Table
+              caption="Calls by agent"
+              headers={['Agent', 'Calls', 'Denied', 'Errors', 'Avg ms', 'p95 ms']}
+              rows={data.agents.map((a) => ({
+                key: a.agent_id,
+                cells: [<Link href={`/agents/${a.agent_id}`}>{a.agent_name}</Link>, a.total_calls, a.denied_calls, a.error_calls, num(a.avg_latency_ms), num(a.p95_latency_ms)],
+              }))}
+              empty="No agent sent calls in this window."
+            />
+          </Section>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,1 @@
+export { webUiRoutes } from './web-ui-routes.js';
