@@ -150,6 +150,8 @@ export interface EvaluateOptions {
 export interface CompiledPolicy {
   readonly mode: PolicyDocument['mode'];
   readonly ruleCount: number;
+  /** Whether some rule reads the request body (a caller may skip preparing it otherwise). */
+  readonly usesBody: boolean;
   /** Kill switch, rate limits, deny rules, allow rules, default (contract section 6). */
   evaluate(req: PolicyRequest, options?: EvaluateOptions): Decision;
 }
@@ -198,6 +200,7 @@ export function compile(document: PolicyDocument): CompiledPolicy {
   return {
     mode: document.mode,
     ruleCount: document.rules.length,
+    usesBody: (document.rules as PolicyRule[]).some((r) => (r.allow ?? r.deny ?? r.limit?.match)?.body !== undefined),
     evaluate(req, options) {
       if (options?.killSwitch) return KILL_SWITCH_DECISION;
       const target = globTarget(req.host, req.path);
