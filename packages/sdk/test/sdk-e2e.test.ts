@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corral, CorralBlockedError } from '../src/index.js';
 import { testDialects } from '../../server/test/helpers/test-databases.js';
-import { startCorral, startCuttableProxy, startTarget, until, type RunningCorral } from './helpers/corral-server.js';
+import { startCorral, startCuttableProxy, startRelay, startTarget, until, type RunningCorral } from './helpers/corral-server.js';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 type Event = { request_id: string; method: string; url_host: string; url_path: string; status_code: number | null; policy_result: string; deny_reason: string | null; gen_ai: unknown };
@@ -130,6 +130,31 @@ describe.each(testDialects)('the SDK against a running server on %s', (dialect) 
       expect(got.every((e) => e.url_path === '/during-outage/{id}')).toBe(true);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('falls back to polling while the stream is unavailable and blocks within the poll interval', async () => {
+    const agentId = await corral.newAgent('poll');
+    const relay = await startRelay(corral.api);
+    try {
+      const c = sdk({ agent: agentId, baseUrl: relay.url, pollIntervalMs: 300 });
+      await c.ready();
+      await until(() => c.status().transport === 'poll' && c.status().connected, 'polling');
+      const f = c.wrap(fetch);
+      expect((await f(`${target.url}/p`)).status).toBe(200);
+      const t0 = Date.now();
+      await killSwitch(true, agentId);
+      await until(() => c.status().killSwitch, 'the kill switch by polling', 2000);
+      expect(Date.now() - t0).toBeLessThan(300 + 400);
+      await expect(f(`${target.url}/p`)).rejects.toMatchObject({ reason: 'kill_switch' });
+      const list = async () => (await corral.call<{ data: Array<Record<string, unknown>> }>('GET', `/v1/agents/${agentId}/instances`)).json.data;
+      await until(async () => (await list())[0]?.kill_switch_active === true, 'the instance report');
+      expect((await list())[0]).toMatchObject({ transport: 'poll', connected: true });
+      await killSwitch(false, agentId);
+      await until(() => !c.status().killSwitch, 'the release by polling', 2000);
+      expect((await f(`${target.url}/p`)).status).toBe(200);
+    } finally {
+      await relay.close();
     }
   });
 });

@@ -106,3 +106,44 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * A real HTTP relay in front of the API host: forwards every request, except that the control
+ * stream can be made unavailable (503) or replaced by a stream the test writes to.
+ */
+export async function startRelay(api: string): Promise<{
+  url: string; mode: 'down' | 'inject'; send(event: string, data: unknown): void; connected(): boolean; close(): Promise<void>;
+}> {
+  let stream: ServerResponse | undefined;
+  const server = createServer((req, res) => {
+    const isControl = /^\/v1\/agents\/[^/]+\/control$/.test(req.url ?? '');
+    if (isControl && relay.mode === 'down') return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"unavailable","message":"down"}}');
+    if (isControl) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      res.write('retry: 2000\n\n');
+      stream = res;
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+      fetch(`${api}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) })
+        .then(async (up) => res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' }).end(await up.text()))
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  const relay = {
+    url: `http://127.0.0.1:${port}`,
+    mode: 'down' as 'down' | 'inject',
+    send(event: string, data: unknown) {
+      stream?.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    connected: () => stream !== undefined && !stream.writableEnded,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+  return relay;
+}
