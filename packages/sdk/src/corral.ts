@@ -42,6 +42,18 @@ interface Applied {
 const consoleLogger: Logger = { warn: (m) => console.warn(m), error: (m) => console.error(m) };
 /* eslint-enable no-console */
 
+/** One `beforeExit` listener for every open instance: each flushes what it holds when the loop empties. */
+const openInstances = new Set<Corral>();
+let exitHookInstalled = false;
+function flushOnExit(c: Corral): void {
+  openInstances.add(c);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('beforeExit', () => {
+    for (const instance of openInstances) void instance.flush();
+  });
+}
+
 const env = (name: string): string | undefined => {
   const v = process.env[name];
   return v === undefined || v === '' ? undefined : v;
@@ -90,7 +102,6 @@ export class Corral {
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private reportQueued = false;
-  private readonly exitHook = () => void this.flush();
 
   constructor(options: CorralOptions = {}) {
     const apiKey = options.apiKey ?? env('CORRAL_API_KEY');
@@ -121,7 +132,7 @@ export class Corral {
       logger: this.logger,
     });
     this.readyPromise = new Promise((resolve) => (this.readyResolve = resolve));
-    process.once('beforeExit', this.exitHook);
+    flushOnExit(this);
     void this.run();
   }
 
@@ -151,7 +162,7 @@ export class Corral {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    process.removeListener('beforeExit', this.exitHook);
+    openInstances.delete(this);
     this.stop.abort();
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeat);
