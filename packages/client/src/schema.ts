@@ -1986,6 +1986,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's SDK instances and the state each has applied, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from next_cursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID, either case; stored and returned lowercase */
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                instance_id: string;
+                                hostname: string;
+                                sdk_version: string;
+                                /** @enum {string} */
+                                transport: "sse" | "poll";
+                                applied_at: string | null;
+                                /** @description Reported within the last 90 seconds */
+                                connected: boolean;
+                                policy_version: number | null;
+                                policy_sequence: number | null;
+                                policy_hash: string | null;
+                                kill_switch_active: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp (UTC)
+                                 */
+                                last_seen_at: string;
+                            }[];
+                            has_more: boolean;
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Report what one SDK instance has applied (SDK API key, events:write) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID, either case; stored and returned lowercase */
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description What one SDK process has applied; sent when it changes and every 30 s as a heartbeat */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The SDK process's own id (the SDK uses a random UUID) */
+                        instance_id: string;
+                        hostname: string;
+                        sdk_version: string;
+                        /** @enum {string} */
+                        transport: "sse" | "poll";
+                        /** @description When the SDK applied its current state; null before it received any. A time ahead of the service clock is stored as the service time. */
+                        applied_at: string | null;
+                        policy_version: number | null;
+                        policy_sequence: number | null;
+                        policy_hash: string | null;
+                        kill_switch_active: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            instance_id: string;
+                            hostname: string;
+                            sdk_version: string;
+                            /** @enum {string} */
+                            transport: "sse" | "poll";
+                            applied_at: string | null;
+                            /** @description Reported within the last 90 seconds */
+                            connected: boolean;
+                            policy_version: number | null;
+                            policy_sequence: number | null;
+                            policy_hash: string | null;
+                            kill_switch_active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp (UTC)
+                             */
+                            last_seen_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/telemetry": {
         parameters: {
             query?: never;

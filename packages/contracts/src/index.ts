@@ -9,4 +9,5 @@ export * from './controls.js';
 export * from './telemetry.js';
 export * from './dashboard.js';
 export * from './alerts.js';
+export * from './instances.js';
 export * from './otlp.js';

@@ -7,6 +7,7 @@ import type { Logger } from './lib/logger.js';
 import { createMetrics } from './lib/metrics.js';
 import { createSecretBox, generateEncryptionKey, parseEncryptionKey } from './lib/secret-box.js';
 import { agentRoutes, createAgentService, createAgentStore } from './features/agents/index.js';
+import { createInstanceService, createInstanceStore, instanceRoutes } from './features/instances/index.js';
 import { alertRoutes, type AlertSettings, composeAlerts } from './features/alerts/index.js';
 import { apiKeyRoutes, createApiKeyService, createApiKeyStore } from './features/api-keys/index.js';
 import { auditRoutes, createAuditStore } from './features/audit/index.js';
@@ -142,6 +143,7 @@ export async function createContainer(o: ContainerOptions) {
   const retentionDays = o.retentionDays ?? 31;
   const telemetryService = createTelemetryService({ store: createTelemetryStore(db), agentService, clock, retentionDays });
   const dashboardStore = createDashboardStore(db);
+  const instanceService = createInstanceService({ instanceStore: createInstanceStore(db), agentService, clock });
   const dashboardService = createDashboardService({ dashboardStore, clock, prices: createPriceBook(o.prices) });
   const bodyLimitBytes = o.bodyLimitBytes ?? 5 * 1024 * 1024;
   const otlpService = createOtlpService({ ingestService, agentService, clock, retentionDays });
@@ -166,6 +168,7 @@ export async function createContainer(o: ContainerOptions) {
     (app) => app.register(controlRoutes, { controlService }),
     (app) => app.register(dashboardRoutes, { dashboardService }),
     (app) => app.register(alertRoutes, { alertService: alerts.alertService }),
+    (app) => app.register(instanceRoutes, { instanceService }),
     telemetry(false),
     ...(o.dashboardDir ? [(app: FastifyInstance) => app.register(webUiRoutes, { root: o.dashboardDir ?? '' })] : []),
   ];
@@ -190,6 +193,7 @@ export async function createContainer(o: ContainerOptions) {
     ingestService,
     telemetryWriter: engine.telemetryWriter,
     dashboardService,
+    instanceService,
     otlpService,
     /** The OTLP/gRPC listener (a worker), when configured. */
     otlpGrpc,

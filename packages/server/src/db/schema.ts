@@ -246,6 +246,23 @@ export interface AlertNotificationAttemptTable {
   created_at: number;
 }
 
+/** One SDK process of an agent and what it has applied (migration 0007). */
+export interface AgentInstanceTable {
+  org_id: string;
+  agent_id: string;
+  instance_id: string;
+  id: string;
+  hostname: string;
+  sdk_version: string;
+  transport: string;
+  applied_at: number | null;
+  policy_version: number | null;
+  policy_sequence: number | null;
+  policy_hash: string | null;
+  kill_switch_active: number;
+  last_seen_at: number;
+}
+
 export interface Database {
   organizations: OrganizationTable;
   api_keys: ApiKeyTable;
@@ -264,6 +281,7 @@ export interface Database {
   alert_history: AlertHistoryTable;
   alert_notifications: AlertNotificationTable;
   alert_notification_attempts: AlertNotificationAttemptTable;
+  agent_instances: AgentInstanceTable;
 }
 
 export type { Generated };

@@ -6,6 +6,7 @@ import { telemetry } from './0003-telemetry.js';
 import { unloggedRateLimits } from './0004-unlogged-rate-limits.js';
 import { policySequence } from './0005-policy-sequence.js';
 import { alerts } from './0006-alerts.js';
+import { instances } from './0007-instances.js';
 import { otlp } from './0008-otlp.js';
 
 /**
@@ -20,6 +21,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0004-unlogged-rate-limits': unloggedRateLimits(dialect),
     '0005-policy-sequence': policySequence(),
     '0006-alerts': alerts(dialect),
+    '0007-instances': instances(dialect),
     '0008-otlp': otlp(dialect),
   };
 }

@@ -1,6 +1,5 @@
-import {
-  type BodyMatch, type FieldError, type HeaderMatch, type Matcher, type PolicyDocument, PolicyDocumentInput, type PolicyRule,
-} from '@corral/contracts';
+import { type FieldError, type PolicyDocument, PolicyDocumentInput } from '@corral/contracts';
+import { rulesProblems } from '@corral/policy';
 import { Ajv, type ErrorObject } from 'ajv';
 import canonicalizeModule from 'canonicalize';
 import { createHash } from 'node:crypto';
@@ -62,53 +61,6 @@ function shapeProblems(raw: object, errors: readonly ErrorObject[]): Problem[] {
   });
 }
 
-const jsonPathPattern = /^\$(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|\*|'[^']*'|"[^"]*")\]|\.\*)*$/;
-
-/** `*` matches within one segment, `**` any number of whole segments; no scheme, no empty segment. */
-function globProblem(glob: string): string | undefined {
-  if (/\s/.test(glob)) return 'must not contain whitespace';
-  if (glob.includes('://')) return 'is host/path without a scheme, e.g. api.stripe.com/v1/charges/**';
-  const segments = glob.split('/');
-  if (segments.some((s) => s === '')) return 'must not have empty segments (// or a leading or trailing /)';
-  if (segments.some((s) => s.includes('**') && s !== '**')) return '** must be a whole segment';
-  return undefined;
-}
-
-function headerProblems(h: HeaderMatch, at: string): FieldError[] {
-  const ops = (['exact', 'prefix', 'contains', 'present'] as const).filter((op) => h[op] !== undefined);
-  return ops.length === 1 ? [] : [{ field: at, message: 'needs exactly one of exact, prefix, contains, present' }];
-}
-
-function bodyProblems(b: BodyMatch, at: string): FieldError[] {
-  const problems: FieldError[] = [];
-  if (!jsonPathPattern.test(b.jsonpath)) problems.push({ field: `${at}.jsonpath`, message: 'is not a JSONPath like $.amount or $.items[0].sku' });
-  const ops = (['exact', 'in', 'prefix', 'contains'] as const).filter((op) => b[op] !== undefined);
-  const range = b.min !== undefined || b.max !== undefined;
-  if (ops.length + (range ? 1 : 0) !== 1) problems.push({ field: at, message: 'needs one of exact, in, prefix, contains, or min and/or max' });
-  if (b.min !== undefined && b.max !== undefined && b.min > b.max) problems.push({ field: at, message: 'min is greater than max' });
-  return problems;
-}
-
-function matcherProblems(m: Matcher, at: string): FieldError[] {
-  const problems: FieldError[] = [];
-  if (m.method === undefined && m.url === undefined && m.headers === undefined && m.body === undefined) {
-    problems.push({ field: at, message: 'needs at least one of method, url, headers, body' });
-  }
-  const glob = m.url === undefined ? undefined : globProblem(m.url);
-  if (glob) problems.push({ field: `${at}.url`, message: glob });
-  m.headers?.forEach((h, i) => problems.push(...headerProblems(h, `${at}.headers[${i}]`)));
-  m.body?.forEach((b, i) => problems.push(...bodyProblems(b, `${at}.body[${i}]`)));
-  return problems;
-}
-
-function ruleProblems(rule: PolicyRule, at: string): FieldError[] {
-  const kinds = (['allow', 'deny', 'limit'] as const).filter((k) => rule[k] !== undefined);
-  if (kinds.length !== 1) return [{ field: at, message: 'needs exactly one of allow, deny, limit' }];
-  if (rule.allow) return matcherProblems(rule.allow, `${at}.allow`);
-  if (rule.deny) return matcherProblems(rule.deny, `${at}.deny`);
-  return rule.limit?.match ? matcherProblems(rule.limit.match, `${at}.limit.match`) : [];
-}
-
 function fail(source: PolicySource, problems: Problem[]): never {
   const details = problems.slice(0, MAX_DETAILS).map((p) => ({
     field: p.field ? `${source}.${p.field}` : source,
@@ -118,26 +70,6 @@ function fail(source: PolicySource, problems: Problem[]): never {
   const head = first ? `${first.rule ? `${first.rule}: ` : ''}${first.field || 'policy'} ${first.message}` : 'invalid';
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
   throw new ValidationError(`Invalid policy: ${head}${more}`, details);
-}
-
-/**
- * The checks a JSON schema cannot say. Names must be unique among every rule that has one; the
- * other checks run on each rule whose own shape is valid, since they read its parts as typed.
- */
-function ruleCheckProblems(raw: object, rules: readonly unknown[], misshapen: ReadonlySet<number>): Problem[] {
-  const problems: Problem[] = [];
-  const seen = new Set<string>();
-  rules.forEach((rule, i) => {
-    const label = ruleLabel(raw, i);
-    const name = (rule as { name?: unknown } | null)?.name;
-    if (typeof name === 'string') {
-      if (seen.has(name)) problems.push({ field: `rules[${i}].name`, message: 'repeats the name of an earlier rule; names must be unique', rule: label, ruleIndex: i });
-      seen.add(name);
-    }
-    // Its shape was checked and had no error: it is a PolicyRule.
-    if (!misshapen.has(i)) for (const p of ruleProblems(rule as PolicyRule, `rules[${i}]`)) problems.push({ ...p, rule: label, ruleIndex: i });
-  });
-  return problems;
 }
 
 /**
@@ -155,7 +87,8 @@ export function validatePolicy(raw: unknown, source: PolicySource): PolicyDocume
     return at ? [Number(at[1])] : [];
   }));
   const rules: unknown = (raw as { rules?: unknown }).rules;
-  if (Array.isArray(rules)) problems.push(...ruleCheckProblems(raw, rules, misshapen));
+  // The rule checks are the policy engine's own, so the server accepts what the SDK can compile.
+  if (Array.isArray(rules)) problems.push(...rulesProblems(rules, misshapen).map((p) => ({ ...p, rule: ruleLabel(raw, p.ruleIndex) })));
   // Stable: within a rule, shape problems stay ahead of the rule checks.
   problems.sort((a, b) => (a.ruleIndex ?? -1) - (b.ruleIndex ?? -1));
   if (!shapeValid || problems.length > 0) fail(source, problems);
