@@ -85,7 +85,7 @@ async function adminQuery(text: string): Promise<void> {
 async function startServer(dataDir: string, memoryFile: string, databaseUrl: string | undefined): Promise<{ child: ChildProcess; base: string }> {
   const [port, ingestPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), INGEST_PORT: String(ingestPort), HOST: '127.0.0.1', DATA_DIR: dataDir,
+    ...process.env, PORT: String(port), INGEST_PORT: String(ingestPort), OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir,
     CORRAL_JWT_SECRET: jwtSecret, CORRAL_DEFAULT_PLAN: 'enterprise', LOG_LEVEL: 'warn', BENCH_MEMORY_FILE: memoryFile,
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;

@@ -128,7 +128,7 @@ async function benchStore(store: string, port: number): Promise<Record<string, s
   }
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess('packages/server/src/main.ts', [], {
-    PORT: String(port), INGEST_PORT: String(port + 1), HOST: '127.0.0.1', DATA_DIR: dataDir, CORRAL_JWT_SECRET: secret,
+    PORT: String(port), INGEST_PORT: String(port + 1), OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, CORRAL_JWT_SECRET: secret,
     CORRAL_DEFAULT_PLAN: 'enterprise', CORRAL_RATE_LIMIT_ENTERPRISE: '1000000000', LOG_LEVEL: 'warn',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   }, `${base}/healthz`);

@@ -1075,6 +1075,16 @@ export interface paths {
                             active_agents: number;
                             /** @description Registered agents, deleted ones excluded */
                             total_agents: number;
+                            /** @description GenAI input tokens (cached ones included) */
+                            input_tokens: number;
+                            /** @description GenAI output tokens (reasoning ones included) */
+                            output_tokens: number;
+                            cached_input_tokens: number;
+                            reasoning_tokens: number;
+                            /** @description Cost of the GenAI calls with a price; null when none has one */
+                            cost_usd: number | null;
+                            /** @description GenAI calls of models without a price, not in cost_usd */
+                            unpriced_calls: number;
                         };
                     };
                 };
@@ -1129,6 +1139,72 @@ export interface paths {
                             avg_latency_ms: number;
                             p50_latency_ms: number;
                             p95_latency_ms: number;
+                            /** @description GenAI input tokens (cached ones included) */
+                            input_tokens: number;
+                            /** @description GenAI output tokens (reasoning ones included) */
+                            output_tokens: number;
+                            cached_input_tokens: number;
+                            reasoning_tokens: number;
+                            /** @description Cost of the GenAI calls with a price; null when none has one */
+                            cost_usd: number | null;
+                            /** @description GenAI calls of models without a price, not in cost_usd */
+                            unpriced_calls: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GenAI calls, tokens and cost per provider and model
+         * @description `to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days. cost_usd comes from the price table (built-in or CORRAL_PRICES_FILE); null when a call of the model has no price. See docs/otlp.md.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description RFC 3339 timestamp (UTC) */
+                    from?: string;
+                    /** @description RFC 3339 timestamp (UTC) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description gen_ai system (provider), `unknown` when the call did not say */
+                            provider: string;
+                            /** @description The model that answered, else the one asked for; `unknown` when neither was said */
+                            model: string;
+                            calls: number;
+                            input_tokens: number;
+                            output_tokens: number;
+                            cached_input_tokens: number;
+                            reasoning_tokens: number;
+                            /** @description From the price table; null when a call of this model has no price */
+                            cost_usd: number | null;
                         }[];
                     };
                 };

@@ -30,6 +30,12 @@ export const DashboardStats = Type.Object({
   p99_latency_ms: Type.Number(),
   active_agents: Type.Integer({ description: 'Agents that sent at least one event in the window' }),
   total_agents: Type.Integer({ description: 'Registered agents, deleted ones excluded' }),
+  input_tokens: Type.Integer({ description: 'GenAI input tokens (cached ones included)' }),
+  output_tokens: Type.Integer({ description: 'GenAI output tokens (reasoning ones included)' }),
+  cached_input_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  cost_usd: Type.Union([Type.Number(), Type.Null()], { description: 'Cost of the GenAI calls with a price; null when none has one' }),
+  unpriced_calls: Type.Integer({ description: 'GenAI calls of models without a price, not in cost_usd' }),
 });
 export type DashboardStats = Static<typeof DashboardStats>;
 
@@ -42,6 +48,12 @@ export const AgentStatsItem = Type.Object({
   avg_latency_ms: Type.Number(),
   p50_latency_ms: Type.Number(),
   p95_latency_ms: Type.Number(),
+  input_tokens: Type.Integer({ description: 'GenAI input tokens (cached ones included)' }),
+  output_tokens: Type.Integer({ description: 'GenAI output tokens (reasoning ones included)' }),
+  cached_input_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  cost_usd: Type.Union([Type.Number(), Type.Null()], { description: 'Cost of the GenAI calls with a price; null when none has one' }),
+  unpriced_calls: Type.Integer({ description: 'GenAI calls of models without a price, not in cost_usd' }),
 });
 export type AgentStatsItem = Static<typeof AgentStatsItem>;
 

@@ -9,3 +9,4 @@ export * from './controls.js';
 export * from './telemetry.js';
 export * from './dashboard.js';
 export * from './alerts.js';
+export * from './otlp.js';

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -147,5 +149,33 @@ describe('loadConfig', () => {
 
   it('explains itself in the error message', () => {
     expect(() => loadConfig({ PORT: '-1' })).toThrow(/Invalid configuration:[\s\S]*PORT/);
+  });
+});
+
+describe('loadConfig: OTLP settings', () => {
+  it('listens for OTLP/gRPC on 4317 unless OTLP_GRPC_PORT moves it or 0 turns it off', () => {
+    expect(loadConfig({}).otlpGrpcPort).toBe(4317);
+    expect(loadConfig({ OTLP_GRPC_PORT: '14317' }).otlpGrpcPort).toBe(14317);
+    expect(loadConfig({ OTLP_GRPC_PORT: '0' }).otlpGrpcPort).toBeUndefined();
+    expect(problemsOf({ OTLP_GRPC_PORT: '70000' })[0]).toMatch(/^OTLP_GRPC_PORT/);
+  });
+
+  it('reads and checks CORRAL_PRICES_FILE at start-up', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'corral-prices-'));
+    try {
+      const good = path.join(dir, 'good.json');
+      const entry = { model: 'my-model*', input_per_million: 1, output_per_million: 2, effective_date: '2026-01-01' };
+      writeFileSync(good, JSON.stringify([entry]));
+      expect(loadConfig({ CORRAL_PRICES_FILE: good }).prices).toEqual([entry]);
+      expect(loadConfig({}).prices).toBeUndefined();
+      const documented = path.resolve(import.meta.dirname, '../../../docs/examples/prices.json');
+      expect(loadConfig({ CORRAL_PRICES_FILE: documented }).prices).toHaveLength(2);
+      const bad = path.join(dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify([{ ...entry, effective_date: 'yesterday' }]));
+      expect(problemsOf({ CORRAL_PRICES_FILE: bad })[0]).toMatch(/^CORRAL_PRICES_FILE: \/0\/effective_date/);
+      expect(problemsOf({ CORRAL_PRICES_FILE: path.join(dir, 'missing.json') })[0]).toMatch(/^CORRAL_PRICES_FILE: cannot read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { plans } from '@corral/contracts';
+import { plans, PriceTable } from '@corral/contracts';
 import { parseEncryptionKey } from './lib/secret-box.js';
 
 /**
@@ -47,6 +47,10 @@ const EnvSchema = Type.Object({
   CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
   // The built dashboard served at / of the main host; default packages/dashboard/dist (npm run build).
   CORRAL_DASHBOARD_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  // OTLP/gRPC listener of the ingest role (docs/otlp.md); 4317 is the standard OTLP/gRPC port, 0 turns it off.
+  OTLP_GRPC_PORT: Type.Optional(Port),
+  // A JSON price table that replaces the built-in one for token costs (docs/otlp.md, "Prices").
+  CORRAL_PRICES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
@@ -85,9 +89,27 @@ export interface Config {
   /** CORRAL_ENCRYPTION_KEY as given (checked), or undefined to use the one in DATA_DIR. */
   readonly encryptionKey: string | undefined;
   readonly bodyLimitBytes: number;
+  /** OTLP_GRPC_PORT; undefined when 0 (off). */
+  readonly otlpGrpcPort: number | undefined;
+  /** CORRAL_PRICES_FILE, read and checked at start-up; undefined uses the built-in table. */
+  readonly prices: PriceTable | undefined;
   readonly logLevel: string;
   /** Folder of the built dashboard; undefined when it has not been built (then `/` is a 404). */
   readonly dashboardDir: string | undefined;
+}
+
+/** The operator's price table: a JSON array of ModelPrice entries, checked at start-up. */
+function readPriceTable(file: string, problems: string[]): PriceTable | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    problems.push(`CORRAL_PRICES_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+    return undefined;
+  }
+  const errors = [...Value.Errors(PriceTable, parsed)].slice(0, 5);
+  for (const e of errors) problems.push(`CORRAL_PRICES_FILE: ${e.path || '(root)'} ${e.message}`);
+  return errors.length === 0 ? (parsed as PriceTable) : undefined;
 }
 
 export class ConfigError extends Error {
@@ -117,8 +139,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`CORRAL_ENCRYPTION_KEY: ${(err as Error).message}`);
     }
   }
+  const pricesFile = env.CORRAL_PRICES_FILE || undefined;
+  const prices = pricesFile === undefined ? undefined : readPriceTable(pricesFile, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const e = converted as Env;
+  const otlpGrpcPort = e.OTLP_GRPC_PORT ?? 4317;
   const host = e.HOST ?? '127.0.0.1';
   const port = e.PORT ?? 8080;
   return Object.freeze({
@@ -152,6 +177,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     encryptionKey: e.CORRAL_ENCRYPTION_KEY,
     bodyLimitBytes: e.CORRAL_BODY_LIMIT_BYTES ?? 5 * 1024 * 1024,
+    otlpGrpcPort: otlpGrpcPort === 0 ? undefined : otlpGrpcPort,
+    prices,
     logLevel: e.LOG_LEVEL ?? 'info',
     dashboardDir: dashboardDirOf(e.CORRAL_DASHBOARD_DIR),
   });

@@ -1,4 +1,4 @@
-import type { Plan } from '@corral/contracts';
+import type { Plan, PriceTable } from '@corral/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db/database.js';
 import type { Clock } from './lib/clock.js';
@@ -14,8 +14,11 @@ import { createAuthenticator, createJwtVerifier, type JwtSettings } from './feat
 import {
   controlEventsOn, controlRoutes, eventsStoredHints, createControlService, createMemoryControlBus, createPostgresControlBus, createStreamHub,
 } from './features/control/index.js';
-import { createAgentWindowStats, createDashboardService, createDashboardStore, dashboardRoutes } from './features/dashboard/index.js';
+import {
+  createAgentWindowStats, createDashboardService, createDashboardStore, createPriceBook, dashboardRoutes,
+} from './features/dashboard/index.js';
 import { createOrgService, createOrgStore } from './features/orgs/index.js';
+import { createOtlpGrpcServer, createOtlpService, otlpRoutes } from './features/otlp/index.js';
 import { createPolicyService, createPolicyStore, policyRoutes } from './features/policies/index.js';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from './features/rate-limits/index.js';
 import {
@@ -52,6 +55,12 @@ export interface ContainerOptions {
   alerts?: AlertSettings | undefined;
   /** The built dashboard (a folder with index.html) served at `/` of the main host; none when absent. */
   dashboardDir?: string | undefined;
+  /** CORRAL_PRICES_FILE's table; the built-in one when absent. */
+  prices?: PriceTable | undefined;
+  /** Where the OTLP/gRPC listener binds (OTLP_GRPC_PORT; port 0 picks a free one); absent: no listener. */
+  otlpGrpc?: { host: string; port: number } | undefined;
+  /** CORRAL_BODY_LIMIT_BYTES: also the most a gzip body may inflate to. */
+  bodyLimitBytes?: number | undefined;
 }
 
 const defaultRateLimits = { free: 60_000, team: 600_000, enterprise: 6_000_000 } as const;
@@ -133,7 +142,12 @@ export async function createContainer(o: ContainerOptions) {
   const retentionDays = o.retentionDays ?? 31;
   const telemetryService = createTelemetryService({ store: createTelemetryStore(db), agentService, clock, retentionDays });
   const dashboardStore = createDashboardStore(db);
-  const dashboardService = createDashboardService({ dashboardStore, clock });
+  const dashboardService = createDashboardService({ dashboardStore, clock, prices: createPriceBook(o.prices) });
+  const bodyLimitBytes = o.bodyLimitBytes ?? 5 * 1024 * 1024;
+  const otlpService = createOtlpService({ ingestService, agentService, clock, retentionDays });
+  const otlpGrpc = o.otlpGrpc
+    ? createOtlpGrpcServer({ otlpService, ingestService, log, ...o.otlpGrpc, maxMessageBytes: bodyLimitBytes })
+    : undefined;
   const retention = createRetentionWorker({ retentionStore, eventExpiry: engine.eventExpiry, clock, retentionDays, log });
   const alerts = composeAlerts({
     db, agentService, auditStore, windowStats: createAgentWindowStats({ dashboardStore }), clock, log, settings: o.alerts ?? {},
@@ -155,10 +169,10 @@ export async function createContainer(o: ContainerOptions) {
     telemetry(false),
     ...(o.dashboardDir ? [(app: FastifyInstance) => app.register(webUiRoutes, { root: o.dashboardDir ?? '' })] : []),
   ];
-  const ingestRoutes: RouteModule[] = [telemetry(true)];
+  const ingestRoutes: RouteModule[] = [telemetry(true), (app) => app.register(otlpRoutes, { otlpService, ingestService, bodyLimitBytes })];
   // Started in this order and stopped in reverse.
   // The dispatcher starts before the evaluator that feeds it, so it stops after it.
-  const workers: Worker[] = [...engine.workers, streamHub, retention, alerts.dispatcher, alerts.evaluator];
+  const workers: Worker[] = [...engine.workers, streamHub, retention, alerts.dispatcher, alerts.evaluator, ...(otlpGrpc ? [otlpGrpc] : [])];
 
   return {
     db,
@@ -176,6 +190,9 @@ export async function createContainer(o: ContainerOptions) {
     ingestService,
     telemetryWriter: engine.telemetryWriter,
     dashboardService,
+    otlpService,
+    /** The OTLP/gRPC listener (a worker), when configured. */
+    otlpGrpc,
     retention,
     alertService: alerts.alertService,
     alertEvaluator: alerts.evaluator,

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -41,7 +42,7 @@ describe('stopping the service', () => {
     try {
       await withDatabase(async (databaseUrl) => {
         const service = await startService(loadConfig({
-          DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret,
+          DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret,
         }), pino({ level: 'silent' }));
         const base = service.urls.api ?? '';
         const token = await signJwt(secret, { orgId: randomUUID(), role: 'owner', subject: 'ops' }, 600);
@@ -79,6 +80,46 @@ describe('stopping the service', () => {
         await locker.end();
         expect(Number(stored.rows[0]?.n)).toBe(10);
       });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the OTLP/gRPC listener', () => {
+  /** A port free right now (OTLP_GRPC_PORT=0 means off, so the test picks one). */
+  const freePort = () => new Promise<number>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+  const canConnect = (port: number) => new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+  it('runs where the role serves ingest, not elsewhere, and stops with the service', { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'corral-grpc-'));
+    try {
+      const port = await freePort();
+      const env = { DATA_DIR: dataDir, PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', CORRAL_JWT_SECRET: secret, OTLP_GRPC_PORT: String(port) };
+      const api = await startService(loadConfig({ ...env, CORRAL_ROLE: 'api' }), pino({ level: 'silent' }));
+      expect(api.urls.otlpGrpc).toBeUndefined();
+      expect(await canConnect(port)).toBe(false);
+      await api.stop();
+
+      const ingest = await startService(loadConfig({ ...env, CORRAL_ROLE: 'ingest' }), pino({ level: 'silent' }));
+      expect(ingest.urls.otlpGrpc).toBe(`127.0.0.1:${port}`);
+      expect(await canConnect(port)).toBe(true);
+      expect(await ingest.stop()).toBe(true);
+      expect(await canConnect(port)).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

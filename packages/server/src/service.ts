@@ -58,13 +58,16 @@ export function composeService(config: Config, db: Db, log: FastifyBaseLogger) {
     encryptionKey: encryptionKeyOf(config),
     alerts: config.alerts,
     dashboardDir: config.dashboardDir,
+    prices: config.prices,
+    otlpGrpc: config.otlpGrpcPort === undefined ? undefined : { host: config.host, port: config.otlpGrpcPort },
+    bodyLimitBytes: config.bodyLimitBytes,
   });
 }
 
 export interface RunningService {
   readonly log: FastifyBaseLogger;
   /** The bound addresses (with PORT=0 the system picks the ports); undefined for a host this role does not serve. */
-  readonly urls: { readonly api: string | undefined; readonly ingest: string | undefined };
+  readonly urls: { readonly api: string | undefined; readonly ingest: string | undefined; readonly otlpGrpc: string | undefined };
   /** Stops everything once; answers whether every part stopped cleanly. */
   stop(): Promise<boolean>;
 }
@@ -120,12 +123,13 @@ export async function startService(config: Config, log: FastifyBaseLogger = pino
     const ingest = config.role === 'all' || config.role === 'ingest' ? await buildIngestApp(appOptions) : undefined;
     hosts.push(...[api, ingest].filter((h): h is Host => h !== undefined));
     const runsJobs = config.role === 'all' || config.role === 'worker';
-    const toStart = container.workers.filter((w) => w.kind === 'resource' || runsJobs);
+    const servesIngest = ingest !== undefined;
+    const toStart = container.workers.filter((w) => w.kind === 'resource' || (w.kind === 'job' && runsJobs) || (w.kind === 'listener' && servesIngest));
     await startWorkers(toStart, log);
     workers = toStart;
     await listen(api, config, 'PORT');
     await listen(ingest, config, 'INGEST_PORT');
-    const urls = { api: urlOf(api), ingest: urlOf(ingest) };
+    const urls = { api: urlOf(api), ingest: urlOf(ingest), otlpGrpc: servesIngest ? container.otlpGrpc?.address() : undefined };
     log.info({ role: config.role, store: db.engine, ...urls }, 'corral started');
     return { log, urls, stop: () => (stopped ??= stop()) };
   } catch (err) {

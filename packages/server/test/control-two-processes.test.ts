@@ -46,7 +46,7 @@ async function startServer(databaseUrl: string, dataDir: string, signingKey: str
     cwd: repoRoot,
     env: {
       ...process.env,
-      PORT: String(port), INGEST_PORT: String(ingestPort), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
+      PORT: String(port), INGEST_PORT: String(ingestPort), OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
       CORRAL_JWT_SECRET: TEST_JWT_SECRET, CORRAL_SIGNING_KEY: signingKey, CORRAL_DEFAULT_PLAN: 'enterprise', LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

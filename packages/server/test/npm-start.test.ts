@@ -18,7 +18,7 @@ async function npmStart(): Promise<{ stop(signal: NodeJS.Signals): Promise<numbe
   dataDirs.push(dataDir);
   const child = spawn('npm', ['start', '--silent'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -159,7 +159,7 @@ describe('the service process on SQLite', () => {
     try {
       const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
         cwd: path.resolve(import.meta.dirname, '../../..'),
-        env: { PATH: process.env.PATH ?? '', PORT: String(port), INGEST_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+        env: { PATH: process.env.PATH ?? '', PORT: String(port), INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
         encoding: 'utf8',
         timeout: 120_000,
       });

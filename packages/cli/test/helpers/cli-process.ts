@@ -12,7 +12,7 @@ const mainScript = path.join(repoRoot, 'packages/cli/src/main.ts');
 const nodeArgs = ['--conditions=source', '--import', 'tsx', mainScript];
 
 /** Variables the service reads; the caller's own settings must not leak into a test's process. */
-const serviceVariable = /^(PORT|INGEST_PORT|HOST|DATA_DIR|DATABASE_URL|DATABASE_POOL_SIZE|LOG_LEVEL|CORRAL_.*)$/;
+const serviceVariable = /^(PORT|INGEST_PORT|OTLP_GRPC_PORT|HOST|DATA_DIR|DATABASE_URL|DATABASE_POOL_SIZE|LOG_LEVEL|CORRAL_.*)$/;
 
 function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !serviceVariable.test(key)));
@@ -52,7 +52,7 @@ export interface RunningCli {
 export function startCli(env: Record<string, string>): RunningCli {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'start'], {
     cwd: repoRoot,
-    env: processEnv({ PORT: '0', INGEST_PORT: '0', ...env }),
+    env: processEnv({ PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', ...env }),
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   let stderr = '';

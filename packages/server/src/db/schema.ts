@@ -42,6 +42,8 @@ export interface AgentTable {
   active_policy_mode: string | null;
   /** Counts the agent's policy activations; the active policy's bundles carry it (migration 0005). */
   policy_sequence: number;
+  /** The OTLP `service.name` the agent was provisioned from (migration 0008); null for agents made through the API. */
+  service_name: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -148,6 +150,21 @@ export interface TelemetryRuleRollupTable {
   dry_run_calls: number;
 }
 
+/** GenAI usage per bucket, agent, provider and model (migration 0008); cost is priced at read time. */
+export interface TelemetryModelRollupTable {
+  org_id: string;
+  grain: number;
+  bucket_start: number;
+  agent_id: string;
+  provider: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+}
+
 export interface RateLimitStateTable {
   org_id: string;
   tat: number;
@@ -241,6 +258,7 @@ export interface Database {
   telemetry_rollups: TelemetryRollupTable;
   telemetry_host_rollups: TelemetryHostRollupTable;
   telemetry_rule_rollups: TelemetryRuleRollupTable;
+  telemetry_model_rollups: TelemetryModelRollupTable;
   rate_limit_state: RateLimitStateTable;
   alert_rules: AlertRuleTable;
   alert_history: AlertHistoryTable;

@@ -9,10 +9,12 @@ import type { Logger } from './logger.js';
  *   SQLite writer thread); these start lazily on first use, and `start` only prepares.
  * - `job`: does work on its own schedule (retention); only processes whose role runs
  *   background work start it.
+ * - `listener`: serves a port of the ingest role besides the ingest host (the OTLP/gRPC server);
+ *   only processes whose role serves ingest start it.
  */
 export interface Worker {
   readonly name: string;
-  readonly kind: 'resource' | 'job';
+  readonly kind: 'resource' | 'job' | 'listener';
   start(): Promise<void>;
   stop(): Promise<void>;
 }

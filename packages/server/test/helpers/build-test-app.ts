@@ -54,7 +54,7 @@ export async function buildTestContext(
     plan?: 'free' | 'team' | 'enterprise';
     jwt?: Partial<JwtSettings>;
     /** Options of the composition root to override (rate limits, retention, alert delivery). */
-    container?: Partial<Pick<ContainerOptions, 'rateLimits' | 'retentionDays' | 'alerts' | 'encryptionKey' | 'dashboardDir'>>;
+    container?: Partial<Pick<ContainerOptions, 'rateLimits' | 'retentionDays' | 'alerts' | 'encryptionKey' | 'otlpGrpc' | 'prices' | 'dashboardDir'>>;
   } = {},
 ): Promise<TestContext> {
   const dialect = dialectOf(kind);

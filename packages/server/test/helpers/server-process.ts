@@ -14,6 +14,8 @@ export interface ServerProcess {
   child: ChildProcess;
   api: string;
   ingest: string;
+  /** host:port of the OTLP/gRPC listener, when OTLP_GRPC_PORT turned it on. */
+  otlpGrpc: string | undefined;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -23,7 +25,8 @@ export interface ServerProcess {
 const inherited = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_OPTIONS'];
 
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 90_000): Promise<ServerProcess> {
-  const childEnv: Record<string, string> = { PORT: '0', INGEST_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
+  // OTLP/gRPC is off unless a test asks for it: 4317 may be taken, and 0 means off there.
+  const childEnv: Record<string, string> = { PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
   for (const name of inherited) if (process.env[name] !== undefined) childEnv[name] ??= process.env[name];
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
     cwd: repoRoot,
@@ -37,15 +40,15 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
 
-  const started = await new Promise<{ api: string; ingest: string }>((resolve, reject) => {
+  const started = await new Promise<{ api: string; ingest: string; otlpGrpc: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), readyTimeoutMs);
     const look = () => {
       for (const line of output.split('\n')) {
         if (!line.includes('corral started')) continue;
-        const { api, ingest } = JSON.parse(line) as { api?: string; ingest?: string };
+        const { api, ingest, otlpGrpc } = JSON.parse(line) as { api?: string; ingest?: string; otlpGrpc?: string };
         if (api && ingest) {
           clearTimeout(timer);
-          resolve({ api, ingest });
+          resolve({ api, ingest, otlpGrpc });
         }
       }
     };

@@ -6,6 +6,7 @@ import { telemetry } from './0003-telemetry.js';
 import { unloggedRateLimits } from './0004-unlogged-rate-limits.js';
 import { policySequence } from './0005-policy-sequence.js';
 import { alerts } from './0006-alerts.js';
+import { otlp } from './0008-otlp.js';
 
 /**
  * The one migration set for both engines, in order. Names are never changed and a released
@@ -19,5 +20,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0004-unlogged-rate-limits': unloggedRateLimits(dialect),
     '0005-policy-sequence': policySequence(),
     '0006-alerts': alerts(dialect),
+    '0008-otlp': otlp(dialect),
   };
 }

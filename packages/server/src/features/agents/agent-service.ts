@@ -44,6 +44,19 @@ export function toAgent(row: AgentRow): Agent {
 }
 
 const SLUG_ATTEMPTS = 5;
+/** Agent names are at most this long (contracts/agents.ts); longer service names are cut for the name only. */
+const MAX_NAME = 100;
+
+function newAgentRow(orgId: string, name: string, description: string | null, serviceName: string | null, now: number): AgentRow {
+  return {
+    org_id: orgId, id: newId(), name, slug: '', description, status: 'active', public_key: null, kill_switch_active: 0,
+    active_policy_version: null, active_policy_mode: null, policy_sequence: 0, service_name: serviceName,
+    created_at: now, updated_at: now, deleted_at: null,
+  };
+}
+
+/** What provisioning answers per service name: the agent, or why none was made. */
+export type ServiceAgent = { readonly agentId: string } | { readonly refused: string };
 
 export function createAgentService({ db, agentStore, orgStore, auditStore, clock, events = noAgentEvents }: Deps) {
   // Inside a transaction, reads must go through it: SQLite has one connection, and a read
@@ -88,22 +101,7 @@ export function createAgentService({ db, agentStore, orgStore, auditStore, clock
         if ((await agentStore.countLive(trx, orgId)) >= limit) {
           throw new PlanLimitError(`The ${plan} plan allows ${limit} agents; delete one or change plan`);
         }
-        const created = await insertWithFreeSlug(trx, {
-          org_id: orgId,
-          id: newId(),
-          name: input.name,
-          slug: '',
-          description: input.description ?? null,
-          status: 'active',
-          public_key: null,
-          kill_switch_active: 0,
-          active_policy_version: null,
-          active_policy_mode: null,
-          policy_sequence: 0,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        });
+        const created = await insertWithFreeSlug(trx, newAgentRow(orgId, input.name, input.description ?? null, null, now));
         await auditStore.record(trx, {
           orgId, actor, action: 'agent.create', targetType: 'agent', targetId: created.id, at: now,
           details: { name: created.name, slug: created.slug },
@@ -112,6 +110,51 @@ export function createAgentService({ db, agentStore, orgStore, auditStore, clock
       });
       const { active_policy_mode: _omitted, ...agent } = toAgent(row);
       return agent;
+    },
+
+    /**
+     * The live agent of each OTLP service name, creating those that do not exist yet (docs/otlp.md).
+     * Race-free: the organization row is locked (PostgreSQL; SQLite has one writer) and the
+     * partial unique index on (org_id, service_name) holds even past the lock, so two exports of
+     * a new service make one agent; the one that loses the race reads the winner's. Past the
+     * plan's agent limit a new service is refused with the reason, never dropped silently.
+     */
+    async provisionForServices(orgId: string, actor: Actor, serviceNames: readonly string[]): Promise<Map<string, ServiceAgent>> {
+      const result = new Map<string, ServiceAgent>();
+      for (const [name, id] of await agentStore.liveByServiceName(db.kysely, orgId, serviceNames)) result.set(name, { agentId: id });
+      const missing = [...new Set(serviceNames)].filter((n) => !result.has(n)).sort();
+      if (missing.length === 0) return result;
+      const now = clock.now();
+      const provision = () => db.kysely.transaction().execute(async (trx) => {
+        const plan = await orgStore.lockForUpdate(trx, orgId);
+        const limit = planLimits[plan].agents;
+        for (const [name, id] of await agentStore.liveByServiceName(trx, orgId, missing)) result.set(name, { agentId: id });
+        let live = await agentStore.countLive(trx, orgId);
+        for (const name of missing) {
+          if (result.has(name)) continue;
+          if (live >= limit) {
+            result.set(name, { refused: `the ${plan} plan allows ${limit} agents; service "${name}" has no agent and none can be created` });
+            continue;
+          }
+          const created = await insertWithFreeSlug(trx, newAgentRow(orgId, name.slice(0, MAX_NAME), 'Provisioned from OTLP service.name', name, now));
+          live += 1;
+          await auditStore.record(trx, {
+            orgId, actor, action: 'agent.create', targetType: 'agent', targetId: created.id, at: now,
+            details: { name: created.name, slug: created.slug, service_name: name, source: 'otlp' },
+          });
+          result.set(name, { agentId: created.id });
+        }
+      });
+      try {
+        await provision();
+      } catch (err) {
+        // Another process made the same service's agent between our read and our insert (the
+        // unique index said so): the second try reads it.
+        if (!(err instanceof ConflictError)) throw err;
+        for (const name of missing) result.delete(name);
+        await provision();
+      }
+      return result;
     },
 
     async list(orgId: string, limit: number, before: string | undefined): Promise<Page<Agent>> {

@@ -14,6 +14,19 @@ export function createAgentStore({ kysely: k }: Store) {
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
     },
 
+    /** Live agents provisioned from the given OTLP service names: name → agent id. */
+    async liveByServiceName(conn: Conn, orgId: string, names: readonly string[]): Promise<Map<string, string>> {
+      if (names.length === 0) return new Map();
+      const rows = await conn
+        .selectFrom('agents')
+        .select(['id', 'service_name'])
+        .where('org_id', '=', orgId)
+        .where('service_name', 'in', names)
+        .where('deleted_at', 'is', null)
+        .execute();
+      return new Map(rows.flatMap((r) => (r.service_name === null ? [] : [[r.service_name, r.id] as const])));
+    },
+
     async countLive(trx: Conn, orgId: string): Promise<number> {
       const row = await trx
         .selectFrom('agents')

@@ -1,5 +1,5 @@
 import {
-  AgentStatsItem, DashboardEvent, DashboardEventsQuery, DashboardHostsQuery, DashboardStats, DashboardWindowQuery, Page, RequestIdParams,
+  AgentStatsItem, DashboardEvent, ModelUsageItem, DashboardEventsQuery, DashboardHostsQuery, DashboardStats, DashboardWindowQuery, Page, RequestIdParams,
   RuleHit, TimeseriesBucket, TopHostItem,
 } from '@corral/contracts';
 import { Type } from '@sinclair/typebox';
@@ -22,6 +22,19 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ dashboardService: Dash
     '/v1/dashboard/agents',
     { config: { auth }, schema: { tags, summary: 'Per-agent call counts and latency', description: windowNote, querystring: DashboardWindowQuery, response: { 200: Type.Array(AgentStatsItem) } } },
     async (request) => s.agents(principalOf(request).orgId, request.query),
+  );
+
+  app.get(
+    '/v1/dashboard/models',
+    {
+      config: { auth },
+      schema: {
+        tags, summary: 'GenAI calls, tokens and cost per provider and model',
+        description: `${windowNote} cost_usd comes from the price table (built-in or CORRAL_PRICES_FILE); null when a call of the model has no price. See docs/otlp.md.`,
+        querystring: DashboardWindowQuery, response: { 200: Type.Array(ModelUsageItem) },
+      },
+    },
+    async (request) => s.models(principalOf(request).orgId, request.query),
   );
 
   app.get(

@@ -1,16 +1,21 @@
 import type {
-  AgentStatsItem, DashboardEvent, DashboardEventsQuery, DashboardStats, GenAiInfo, Page, PolicyResult, RuleHit, TimeseriesBucket, TopHostItem,
+  AgentStatsItem, DashboardEvent, DashboardEventsQuery, DashboardStats, GenAiInfo, ModelUsageItem, Page, PolicyResult, RuleHit, TimeseriesBucket,
+  TopHostItem,
 } from '@corral/contracts';
 import type { TelemetryEventTable } from '../../db/schema.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import { type Clock, toIso } from '../../lib/clock.js';
 import { accumulateSerialized, createDense, denseQuantiles } from '../../lib/log-histogram.js';
 import type { AgentRollupRow, DashboardStore } from './dashboard-store.js';
+import { createPriceBook, type PriceBook } from './model-prices.js';
+import { addUsage, emptyUsage, type UsageTotals, usageByModel } from './model-usage.js';
 import { chooseWidth, grainFor, resolveWindow, splitWindow } from './dashboard-window.js';
 
 interface Deps {
   dashboardStore: DashboardStore;
   clock: Clock;
+  /** Token prices (model-prices.ts); the built-in table when absent. */
+  prices?: PriceBook;
 }
 
 export interface WindowQuery {
@@ -82,30 +87,41 @@ export function toDashboardEvent(row: TelemetryEventTable): DashboardEvent {
   };
 }
 
-export function createDashboardService({ dashboardStore: store, clock }: Deps) {
+export function createDashboardService({ dashboardStore: store, clock, prices = createPriceBook() }: Deps) {
   const windowOf = (q: WindowQuery) => resolveWindow(q.from, q.to, clock.now());
 
   return {
     async stats(orgId: string, q: WindowQuery): Promise<DashboardStats> {
       const ranges = splitWindow(windowOf(q));
-      const [rows, active, directory] = await Promise.all([
+      const [rows, active, directory, modelRows] = await Promise.all([
         store.agentRollups(orgId, ranges, 'all'),
         store.activeAgentCount(orgId, ranges),
         store.agentDirectory(orgId),
+        store.modelRollups(orgId, ranges),
       ]);
       const t = sumRows(rows);
+      const usage = emptyUsage();
+      for (const r of modelRows) addUsage(usage, r, prices);
       const [p50, p95, p99] = denseQuantiles(t.hist, [0.5, 0.95, 0.99]).map(round);
       return {
         total_calls: t.total, allowed_calls: t.allowed, denied_calls: t.denied, error_calls: t.error,
         avg_latency_ms: average(t), p50_latency_ms: p50 ?? 0, p95_latency_ms: p95 ?? 0, p99_latency_ms: p99 ?? 0,
-        active_agents: active, total_agents: directory.filter((a) => a.live).length,
+        active_agents: active, total_agents: directory.filter((a) => a.live).length, ...usage,
       };
     },
 
     /** Every live agent (zeros when quiet) and any deleted agent that still has calls in the window. */
     async agents(orgId: string, q: WindowQuery): Promise<AgentStatsItem[]> {
       const ranges = splitWindow(windowOf(q));
-      const [rows, directory] = await Promise.all([store.agentRollups(orgId, ranges, 'each'), store.agentDirectory(orgId)]);
+      const [rows, directory, modelRows] = await Promise.all([
+        store.agentRollups(orgId, ranges, 'each'), store.agentDirectory(orgId), store.modelRollups(orgId, ranges),
+      ]);
+      const usageOf = new Map<string, UsageTotals>();
+      for (const r of modelRows) {
+        let u = usageOf.get(r.agent_id);
+        if (!u) usageOf.set(r.agent_id, (u = emptyUsage()));
+        addUsage(u, r, prices);
+      }
       const byAgent = new Map<string, Totals>();
       for (const r of rows) {
         let t = byAgent.get(r.agent_id);
@@ -120,9 +136,15 @@ export function createDashboardService({ dashboardStore: store, clock }: Deps) {
           return {
             agent_id: agentId, agent_name: names.get(agentId)?.name ?? '', total_calls: t.total, denied_calls: t.denied,
             error_calls: t.error, avg_latency_ms: average(t), p50_latency_ms: p50 ?? 0, p95_latency_ms: p95 ?? 0,
+            ...(usageOf.get(agentId) ?? emptyUsage()),
           };
         })
         .sort((a, b) => b.total_calls - a.total_calls || a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id));
+    },
+
+    /** GenAI calls, tokens and cost per provider and model, from the model rollups. */
+    async models(orgId: string, q: WindowQuery): Promise<ModelUsageItem[]> {
+      return usageByModel(await store.modelRollups(orgId, splitWindow(windowOf(q))), prices);
     },
 
     async hosts(orgId: string, q: WindowQuery & { limit: number }): Promise<TopHostItem[]> {

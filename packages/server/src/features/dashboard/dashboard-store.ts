@@ -28,7 +28,19 @@ export interface EventFilters {
   before?: { ts: number; requestId: string } | undefined;
 }
 
-type RollupTable = 'telemetry_rollups' | 'telemetry_host_rollups' | 'telemetry_rule_rollups';
+type RollupTable = 'telemetry_rollups' | 'telemetry_host_rollups' | 'telemetry_rule_rollups' | 'telemetry_model_rollups';
+
+export interface ModelRollupRow {
+  agent_id: string;
+  bucket_start: number;
+  provider: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+}
 
 /** One OR branch per range; each is a primary-key range scan (org_id, grain, bucket_start, …). */
 function inRanges<T extends RollupTable>(ranges: readonly RollupRange[]) {
@@ -58,6 +70,17 @@ export function createDashboardStore({ kysely: k, dialect }: Store) {
         .where('org_id', '=', orgId)
         .where('agent_id', op, agentId)
         .where(inRanges<'telemetry_rollups'>(ranges))
+        .execute();
+    },
+
+    /** GenAI usage rows per agent, provider and model; priced by the service with each row's bucket date. */
+    async modelRollups(orgId: string, ranges: readonly RollupRange[]): Promise<ModelRollupRow[]> {
+      if (ranges.length === 0) return [];
+      return k
+        .selectFrom('telemetry_model_rollups')
+        .select(['agent_id', 'bucket_start', 'provider', 'model', 'calls', 'input_tokens', 'output_tokens', 'cached_input_tokens', 'reasoning_tokens'])
+        .where('org_id', '=', orgId)
+        .where(inRanges<'telemetry_model_rollups'>(ranges))
         .execute();
     },
 

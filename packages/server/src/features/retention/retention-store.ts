@@ -3,7 +3,7 @@ import type { Store } from '../../db/database.js';
 import { ROLLUP_GRAINS } from '../../db/schema.js';
 
 const CHUNK = 5000;
-const rollupTables = ['telemetry_rollups', 'telemetry_host_rollups', 'telemetry_rule_rollups'] as const;
+const rollupTables = ['telemetry_rollups', 'telemetry_host_rollups', 'telemetry_rule_rollups', 'telemetry_model_rollups'] as const;
 
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 

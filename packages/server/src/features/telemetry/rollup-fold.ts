@@ -32,10 +32,51 @@ export interface RuleRollup {
   denied_calls: number;
   dry_run_calls: number;
 }
+interface ModelCounts {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+}
+export interface ModelRollup extends ModelCounts {
+  grain: number;
+  bucket_start: number;
+  agent_id: string;
+  provider: string;
+  model: string;
+}
 export interface FoldedBatch {
   agents: AgentRollup[];
   hosts: HostRollup[];
   rules: RuleRollup[];
+  models: ModelRollup[];
+}
+
+/** Provider and model of an event without one: GenAI spans need not say (docs/otlp.md). */
+export const UNKNOWN_MODEL = 'unknown';
+const newModelCounts = (): ModelCounts => ({ calls: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 });
+function addModelCounts(into: ModelCounts, from: ModelCounts): void {
+  into.calls += from.calls;
+  into.input_tokens += from.input_tokens;
+  into.output_tokens += from.output_tokens;
+  into.cached_input_tokens += from.cached_input_tokens;
+  into.reasoning_tokens += from.reasoning_tokens;
+}
+const SEP = '\u0001';
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+const text = (v: unknown): string => (typeof v === 'string' && v.length > 0 ? v : UNKNOWN_MODEL);
+
+/** gen_ai (stored JSON) → the model dimension and its counts; the model answered beats the one asked for. */
+function foldGenAi(models: Map<string, ModelCounts>, agentId: string, genAi: string): void {
+  const g = JSON.parse(genAi) as Record<string, unknown>;
+  const key = `${agentId}${SEP}${text(g.system)}${SEP}${text(g.response_model ?? g.request_model)}`;
+  const acc = getOr(models, key, newModelCounts);
+  acc.calls += 1;
+  acc.input_tokens += count(g.input_tokens);
+  acc.output_tokens += count(g.output_tokens);
+  acc.cached_input_tokens += count(g.cached_input_tokens);
+  acc.reasoning_tokens += count(g.reasoning_tokens);
 }
 
 interface AgentAcc extends Counts {
@@ -78,6 +119,7 @@ interface MinuteAcc {
   all: AgentAcc;
   hosts: Map<string, Counts>;
   rules: Map<string, RuleRollup>;
+  models: Map<string, ModelCounts>;
 }
 
 function foldLatency(acc: AgentAcc, latency: number | null): void {
@@ -102,7 +144,7 @@ function foldMinutes(events: readonly EventRow[]): Map<number, MinuteAcc> {
       currentMinute = minute;
       current = minutes.get(minute);
       if (current === undefined) {
-        current = { agents: new Map(), all: newAgentAcc(), hosts: new Map(), rules: new Map() };
+        current = { agents: new Map(), all: newAgentAcc(), hosts: new Map(), rules: new Map(), models: new Map() };
         minutes.set(minute, current);
       }
     }
@@ -112,6 +154,7 @@ function foldMinutes(events: readonly EventRow[]): Map<number, MinuteAcc> {
     countResult(current.all, e.policy_result);
     foldLatency(current.all, e.latency_ms);
     countResult(getOr(current.hosts, e.url_host, newCounts), e.policy_result);
+    if (e.gen_ai !== null) foldGenAi(current.models, e.agent_id, e.gen_ai);
     if (e.deny_reason !== null) {
       const rule = getOr(current.rules, e.deny_reason, () => ({
         grain: MINUTE_MS, bucket_start: minute, rule_name: e.deny_reason ?? '', total_calls: 0, denied_calls: 0, dry_run_calls: 0,
@@ -132,7 +175,9 @@ export function foldBatch(events: readonly EventRow[]): FoldedBatch {
   const agents = new Map<string, AgentAcc>();
   const hosts = new Map<string, Counts>();
   const rules = new Map<string, RuleRollup>();
+  const models = new Map<string, ModelCounts>();
   for (const [minute, m] of foldMinutes(events)) {
+    for (const [dim, acc] of m.models) models.set(keyOf(minute, dim), acc);
     for (const [agentId, acc] of m.agents) agents.set(keyOf(minute, agentId), acc);
     agents.set(keyOf(minute, ALL_AGENTS), m.all);
     for (const [host, acc] of m.hosts) hosts.set(keyOf(minute, host), acc);
@@ -159,6 +204,10 @@ export function foldBatch(events: readonly EventRow[]): FoldedBatch {
         into.dryRun += from.dryRun;
       },
     ).map(([grain, bucket, rule, r]) => ({ grain, bucket_start: bucket, rule_name: rule, total_calls: r.total, denied_calls: r.denied, dry_run_calls: r.dryRun })),
+    models: rollUp(models, newModelCounts, addModelCounts).map(([grain, bucket, dim, c]) => {
+      const [agentId = '', provider = UNKNOWN_MODEL, model = UNKNOWN_MODEL] = dim.split(SEP);
+      return { grain, bucket_start: bucket, agent_id: agentId, provider, model, ...c };
+    }),
   };
 }
 

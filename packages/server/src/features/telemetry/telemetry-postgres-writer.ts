@@ -37,7 +37,7 @@ const statements = {
       RETURNING request_id
     )
     SELECT CASE WHEN count(*) < $3 THEN COALESCE(array_agg(request_id), '{}') END AS ids FROM stored`,
-  // The three rollup upserts in one round trip; each input is already sorted by key.
+  // The four rollup upserts in one round trip; each input is already sorted by key.
   upsertRollups: `
     WITH agents AS (
       INSERT INTO telemetry_rollups AS t (org_id, grain, bucket_start, agent_id, total_calls, allowed_calls, denied_calls,
@@ -61,6 +61,16 @@ const statements = {
         denied_calls int8, dry_run_calls int8)
       ON CONFLICT (org_id, grain, bucket_start, rule_name) DO UPDATE SET total_calls = t.total_calls + excluded.total_calls,
         denied_calls = t.denied_calls + excluded.denied_calls, dry_run_calls = t.dry_run_calls + excluded.dry_run_calls
+    ),
+    models AS (
+      INSERT INTO telemetry_model_rollups AS t (org_id, grain, bucket_start, agent_id, provider, model, calls, input_tokens,
+        output_tokens, cached_input_tokens, reasoning_tokens)
+      SELECT $1, * FROM json_to_recordset($5::json) AS r(grain int4, bucket_start int8, agent_id uuid, provider text, model text,
+        calls int8, input_tokens int8, output_tokens int8, cached_input_tokens int8, reasoning_tokens int8)
+      ON CONFLICT (org_id, grain, bucket_start, agent_id, provider, model) DO UPDATE SET calls = t.calls + excluded.calls,
+        input_tokens = t.input_tokens + excluded.input_tokens, output_tokens = t.output_tokens + excluded.output_tokens,
+        cached_input_tokens = t.cached_input_tokens + excluded.cached_input_tokens,
+        reasoning_tokens = t.reasoning_tokens + excluded.reasoning_tokens
     )
     SELECT 1`,
 };
@@ -81,10 +91,10 @@ async function storeEvents(client: pg.PoolClient, orgId: string, rows: readonly 
 }
 
 async function upsertRollups(client: pg.PoolClient, orgId: string, rows: readonly EventRow[]): Promise<void> {
-  const { agents, hosts, rules } = foldBatch(rows);
+  const { agents, hosts, rules, models } = foldBatch(rows);
   await client.query({
     name: 'telemetry_upsert_rollups', text: statements.upsertRollups,
-    values: [orgId, JSON.stringify(agents), JSON.stringify(hosts), JSON.stringify(rules)],
+    values: [orgId, JSON.stringify(agents), JSON.stringify(hosts), JSON.stringify(rules), JSON.stringify(models)],
   });
 }
 

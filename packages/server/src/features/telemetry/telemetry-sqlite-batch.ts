@@ -56,6 +56,17 @@ export function prepareSqliteBatchWrite(sqlite: SqliteDatabase.Database): (rows:
       denied_calls = telemetry_rule_rollups.denied_calls + excluded.denied_calls,
       dry_run_calls = telemetry_rule_rollups.dry_run_calls + excluded.dry_run_calls`);
 
+  const upsertModel = sqlite.prepare(`
+    INSERT INTO telemetry_model_rollups (org_id, grain, bucket_start, agent_id, provider, model, calls, input_tokens, output_tokens,
+      cached_input_tokens, reasoning_tokens)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (org_id, grain, bucket_start, agent_id, provider, model) DO UPDATE SET
+      calls = telemetry_model_rollups.calls + excluded.calls,
+      input_tokens = telemetry_model_rollups.input_tokens + excluded.input_tokens,
+      output_tokens = telemetry_model_rollups.output_tokens + excluded.output_tokens,
+      cached_input_tokens = telemetry_model_rollups.cached_input_tokens + excluded.cached_input_tokens,
+      reasoning_tokens = telemetry_model_rollups.reasoning_tokens + excluded.reasoning_tokens`);
+
   const transaction = sqlite.transaction((rows: readonly EventRow[]): number[] => {
     const indexes: number[] = [];
     const stored: EventRow[] = [];
@@ -78,6 +89,10 @@ export function prepareSqliteBatchWrite(sqlite: SqliteDatabase.Database): (rows:
       upsertHost.run(orgId, h.grain, h.bucket_start, h.url_host, h.total_calls, h.allowed_calls, h.denied_calls, h.error_calls);
     }
     for (const r of folded.rules) upsertRule.run(orgId, r.grain, r.bucket_start, r.rule_name, r.total_calls, r.denied_calls, r.dry_run_calls);
+    for (const m of folded.models) {
+      upsertModel.run(orgId, m.grain, m.bucket_start, m.agent_id, m.provider, m.model, m.calls, m.input_tokens, m.output_tokens,
+        m.cached_input_tokens, m.reasoning_tokens);
+    }
     return indexes;
   });
   return (rows) => transaction.immediate(rows);
