@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { plans, PriceTable } from '@corral/contracts';
 import { parseEncryptionKey } from './lib/secret-box.js';
@@ -45,12 +46,12 @@ const EnvSchema = Type.Object({
   CORRAL_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   // Largest accepted request body. 1,000 events of ~1 KB fit in the default with room to spare.
   CORRAL_BODY_LIMIT_BYTES: Type.Optional(PositiveInt),
-  // The built dashboard served at / of the main host; default packages/dashboard/dist (npm run build).
-  CORRAL_DASHBOARD_DIR: Type.Optional(Type.String({ minLength: 1 })),
   // OTLP/gRPC listener of the ingest role (docs/otlp.md); 4317 is the standard OTLP/gRPC port, 0 turns it off.
   OTLP_GRPC_PORT: Type.Optional(Port),
   // A JSON price table that replaces the built-in one for token costs (docs/otlp.md, "Prices").
   CORRAL_PRICES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  // The built dashboard served at / of the main host; default packages/dashboard/dist (npm run build).
+  CORRAL_DASHBOARD_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),

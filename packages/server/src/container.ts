@@ -53,14 +53,14 @@ export interface ContainerOptions {
   encryptionKey?: string | undefined;
   /** Where alert notifications go out (CORRAL_SMTP_*, CORRAL_WEBHOOK_ALLOW_PRIVATE, CORRAL_PUBLIC_URL). */
   alerts?: AlertSettings | undefined;
-  /** The built dashboard (a folder with index.html) served at `/` of the main host; none when absent. */
-  dashboardDir?: string | undefined;
   /** CORRAL_PRICES_FILE's table; the built-in one when absent. */
   prices?: PriceTable | undefined;
   /** Where the OTLP/gRPC listener binds (OTLP_GRPC_PORT; port 0 picks a free one); absent: no listener. */
   otlpGrpc?: { host: string; port: number } | undefined;
   /** CORRAL_BODY_LIMIT_BYTES: also the most a gzip body may inflate to. */
   bodyLimitBytes?: number | undefined;
+  /** The built dashboard (a folder with index.html) served at `/` of the main host; none when absent. */
+  dashboardDir?: string | undefined;
 }
 
 const defaultRateLimits = { free: 60_000, team: 600_000, enterprise: 6_000_000 } as const;

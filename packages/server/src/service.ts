@@ -57,10 +57,10 @@ export function composeService(config: Config, db: Db, log: FastifyBaseLogger) {
     signingKey: signingKeyOf(config),
     encryptionKey: encryptionKeyOf(config),
     alerts: config.alerts,
-    dashboardDir: config.dashboardDir,
     prices: config.prices,
     otlpGrpc: config.otlpGrpcPort === undefined ? undefined : { host: config.host, port: config.otlpGrpcPort },
     bodyLimitBytes: config.bodyLimitBytes,
+    dashboardDir: config.dashboardDir,
   });
 }
 
