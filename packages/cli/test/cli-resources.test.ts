@@ -28,7 +28,7 @@ async function closedPort(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-describe.each(dialects)('the API commands of the built CLI against a running server on %s', { timeout: 60_000 }, (dialect) => {
+describe.each(dialects)('the API commands of the built CLI against a running server on %s', { timeout: 150_000 }, (dialect) => {
   let store: TestStore;
   let server: ServerProcess;
   let configHome: string;
@@ -292,6 +292,7 @@ describe.each(dialects)('the API commands of the built CLI against a running ser
       latency_ms: 100 + i,
       policy_result: e.policy_result,
       ...(e.deny_reason ? { deny_reason: e.deny_reason } : {}),
+      ...(i === 0 ? { gen_ai: { system: 'openai', response_model: 'gpt-4o-mini', input_tokens: 1200, output_tokens: 300, cost_usd: 0.25 } } : {}),
     }));
     const sent = await api('POST', '/v1/telemetry', { apiKey: state.apiKey, body: { events } });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
@@ -335,6 +336,11 @@ describe.each(dialects)('the API commands of the built CLI against a running ser
     expect(human.stdout).toMatch(/api\.stripe\.com\s+2\s+1\s+0\s+1/);
 
     // With --agent the tail reads only when the agent's dashboard stream says new events were stored.
+    const models = await json(['models']);
+    expect(models).toEqual((await api('GET', '/v1/dashboard/models', { token: ownerToken })).body);
+    expect(models).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-4o-mini', calls: 1, input_tokens: 1200, output_tokens: 300 })]);
+    expect((await corral(['models'])).stdout).toMatch(/openai\s+gpt-4o-mini\s+1\s+1200\s+300/);
+
     const tail = spawnBuiltCli(['events', 'tail', '--agent', state.agentId], env);
     try {
       await tail.waitFor(/req-|TIME/);

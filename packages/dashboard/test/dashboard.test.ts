@@ -91,6 +91,7 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
       latency_ms: 40 + i * 3,
       policy_result: i % 7 === 0 ? 'denied' : i % 11 === 0 ? 'error' : 'allowed',
       ...(i % 7 === 0 ? { deny_reason: 'no-evil' } : {}),
+      ...(i % 6 === 1 ? { gen_ai: { system: 'anthropic', response_model: 'claude-sonnet', input_tokens: 1000, output_tokens: 250 } } : {}),
     }));
     await api('POST', '/v1/telemetry', { apiKey: seed.apiKey, body: { events } });
 
@@ -119,6 +120,11 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
     await expect.poll(() => topHosts.locator('tbody tr').first().textContent()).toContain(hosts[0].url_host as string);
     expect(await page.getByRole('table', { name: 'Rule hits' }).locator('tbody tr').first().textContent()).toContain('no-evil');
     expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    const models = await api('GET', '/v1/dashboard/models');
+    expect(models).toEqual([expect.objectContaining({ provider: 'anthropic', model: 'claude-sonnet', calls: 5, input_tokens: 5000 })]);
+    const modelRow = page.getByRole('table', { name: 'Tokens and cost by model' }).locator('tbody tr');
+    await expect.poll(() => modelRow.first().textContent()).toContain('claude-sonnet');
+    expect(await modelRow.first().textContent()).toContain(String(models[0].input_tokens));
     await shot(page, 'overview');
 
     const fresh = await browser.newContext();

@@ -37,4 +37,21 @@ export function registerStats(program: Commander): void {
         ].join('\n'),
       );
     });
+
+  program
+    .command('models')
+    .description('Tokens and cost by model (from GenAI telemetry: OTLP spans or gen_ai on events)')
+    .option('--from <time>', 'RFC 3339 start (default 24 hours before --to)')
+    .option('--to <time>', 'RFC 3339 end (default now)')
+    .action(async (o: { from?: string; to?: string }, command: Commander) => {
+      const query = { ...(o.from ? { from: o.from } : {}), ...(o.to ? { to: o.to } : {}) };
+      const models = unwrap(await clientFor(command).GET('/v1/dashboard/models', { params: { query } }));
+      print(command, models, () =>
+        table(
+          ['provider', 'model', 'calls', 'input tokens', 'output tokens', 'cached', 'reasoning', 'cost usd'],
+          models.map((m) => [m.provider, m.model, m.calls, m.input_tokens, m.output_tokens, m.cached_input_tokens, m.reasoning_tokens, m.cost_usd === null ? null : m.cost_usd.toFixed(4)]),
+          'no model calls in this window',
+        ),
+      );
+    });
 }

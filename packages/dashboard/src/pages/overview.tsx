@@ -5,14 +5,15 @@ import { Link } from '../router';
 
 export function Overview() {
   const { data, error } = useAsync(async () => {
-    const [stats, series, hosts, ruleHits, agents] = await Promise.all([
+    const [stats, series, hosts, ruleHits, agents, models] = await Promise.all([
       api.GET('/v1/dashboard/stats').then(unwrap),
       api.GET('/v1/dashboard/timeseries').then(unwrap),
       api.GET('/v1/dashboard/hosts', { params: { query: { limit: 10 } } }).then(unwrap),
       api.GET('/v1/dashboard/rule-hits').then(unwrap),
       api.GET('/v1/dashboard/agents').then(unwrap),
+      api.GET('/v1/dashboard/models').then(unwrap),
     ]);
-    return { stats, series, hosts, ruleHits, agents };
+    return { stats, series, hosts, ruleHits, agents, models };
   }, []);
   return (
     <>
@@ -50,6 +51,17 @@ export function Overview() {
               />
             </Section>
           </div>
+          <Section title="Tokens and cost by model">
+            <Table
+              caption="Tokens and cost by model"
+              headers={['Provider', 'Model', 'Calls', 'Input tokens', 'Output tokens', 'Cost (USD)']}
+              rows={data.models.map((m) => ({
+                key: `${m.provider}/${m.model}`,
+                cells: [m.provider, m.model, m.calls, m.input_tokens, m.output_tokens, m.cost_usd === null ? 'no price' : m.cost_usd.toFixed(4)],
+              }))}
+              empty="No model calls in this window (they come from OTLP GenAI spans, or gen_ai on events)."
+            />
+          </Section>
           <Section title="Agents">
             <Table
               caption="Calls by agent"
