@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calls, createAlert, MINUTE, send, SETTLE, toNextSlot } from './helpers/alert-fixtures.js';
 import { buildTestContext, type TestContext } from './helpers/build-test-app.js';
@@ -64,6 +66,12 @@ describe.each(testDialects)('/metrics on %s', (dialect) => {
     // Without SMTP the email cannot go: one failed attempt, to be retried, and the row stays in the outbox.
     expect(sample(after, 'corral_alert_delivery_attempts_total{outcome="retrying"}')).toBe(1);
     expect(sample(after, 'corral_alert_outbox_depth')).toBe(1);
+
+    // Every series of the service's own is documented in docs/operations.md.
+    const documented = readFileSync(path.resolve(import.meta.dirname, '../../../docs/operations.md'), 'utf8');
+    const names = new Set([...after.matchAll(/^# TYPE (corral_\w+) /gm)].map((m) => m[1] ?? ''));
+    expect(names.size).toBeGreaterThanOrEqual(11);
+    expect([...names].filter((n) => !documented.includes(`\`${n}\``))).toEqual([]);
 
     await reader.cancel();
     for (let i = 0; i < 100 && sample(await scrape(), 'corral_control_streams') !== 0; i++) await new Promise((r) => setTimeout(r, 20));
