@@ -92,8 +92,8 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    // Plain JavaScript examples for users: no TypeScript program to type-check them against.
-    files: ['docs/examples/**/*.mjs'],
+    // Plain JavaScript examples and deployment scripts for users: no TypeScript program to type-check them against.
+    files: ['docs/examples/**/*.mjs', 'deploy/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

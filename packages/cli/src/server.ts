@@ -7,11 +7,14 @@ import { UsageError } from './command.js';
  */
 export const loadServer = () => import('@corral/server');
 
-/** The service's own configuration (same variables, same DATA_DIR); a bad variable is bad input. */
-export async function loadServiceConfig(): Promise<Config> {
+/**
+ * The service's own configuration (same variables, same DATA_DIR); a bad variable is bad input.
+ * `overrides` are command-line flags that stand in for a variable (`--role` for CORRAL_ROLE).
+ */
+export async function loadServiceConfig(overrides: Readonly<Record<string, string>> = {}): Promise<Config> {
   const { loadConfig, ConfigError } = await loadServer();
   try {
-    return loadConfig();
+    return loadConfig(undefined, overrides);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message, undefined, 'See docs/configuration.md for every variable.');
     throw err;

@@ -99,6 +99,7 @@ describe('bad input exits 2 with a message on stderr', () => {
     ['set-plan with an unknown plan', ['org', 'set-plan', ORG, 'platinum'], /plan must be one of free, team, enterprise/],
     ['set-plan with an extra argument', ['org', 'set-plan', ORG, 'team', 'now'], /takes <org_id> <plan>/],
     ['migrate with an argument', ['migrate', 'down'], /migrate takes no arguments/],
+    ['start with an unknown role', ['start', '--role', 'everything'], /--role must be one of all, api, ingest, worker, got "everything"/],
   ];
 
   // Independent processes: run a few at once.
@@ -116,6 +117,10 @@ describe('bad input exits 2 with a message on stderr', () => {
     const start = await runCli(['start'], { ...env, DATABASE_URL: 'mysql://localhost/corral' });
     expect(start.code).toBe(2);
     expect(start.stderr).toMatch(/DATABASE_URL/);
+    // --role stands above CORRAL_ROLE: a worker on PostgreSQL without the deployment's shared secrets does not start.
+    const worker = await runCli(['start', '--role', 'worker'], { ...env, CORRAL_ROLE: 'all', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/corral' });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/CORRAL_ENCRYPTION_KEY: required when CORRAL_ROLE=worker runs on PostgreSQL/);
   });
 
   it('writes errors as JSON under --json, in the API error shape', async () => {

@@ -30,7 +30,7 @@ export interface Host {
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The parts both hosts share: validation, errors, auth, metrics, request ids, shutdown. No I/O. */
-async function createBase(name: 'api' | 'ingest', opts: AppOptions): Promise<Host> {
+async function createBase(name: 'api' | 'ingest' | 'worker', opts: AppOptions): Promise<Host> {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: opts.bodyLimitBytes,
@@ -76,5 +76,15 @@ export async function buildIngestApp(opts: AppOptions): Promise<Host> {
   const host = await createBase('ingest', opts);
   await host.app.register(systemRoutes, { metrics: opts.container.metrics });
   for (const register of opts.container.ingestRoutes) await register(host.app);
+  return host;
+}
+
+/**
+ * A worker process's only listener (PORT): `/healthz` and `/metrics`, so its evaluation lag and
+ * delivery outcomes can be scraped like the other roles'.
+ */
+export async function buildWorkerApp(opts: AppOptions): Promise<Host> {
+  const host = await createBase('worker', opts);
+  await host.app.register(systemRoutes, { metrics: opts.container.metrics });
   return host;
 }

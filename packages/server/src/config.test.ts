@@ -147,6 +147,23 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a split role on PostgreSQL without the secrets every process must share, naming each', () => {
+    const pg = { DATABASE_URL: 'postgres://corral@db:5432/corral' };
+    const shared = { CORRAL_JWT_SECRET: 's'.repeat(32), CORRAL_SIGNING_KEY: 'c2lnbmluZy1rZXk', CORRAL_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    for (const role of ['api', 'ingest', 'worker']) {
+      const problems = problemsOf({ ...pg, CORRAL_ROLE: role });
+      expect(problems.map((p) => p.split(':')[0])).toEqual(['CORRAL_JWT_SECRET', 'CORRAL_SIGNING_KEY', 'CORRAL_ENCRYPTION_KEY']);
+      expect(problems[2]).toContain(`required when CORRAL_ROLE=${role} runs on PostgreSQL`);
+      expect(problemsOf({ ...pg, ...shared, CORRAL_ENCRYPTION_KEY: '', CORRAL_ROLE: role })).toEqual([
+        expect.stringMatching(/^CORRAL_ENCRYPTION_KEY: required/),
+      ]);
+      expect(loadConfig({ ...pg, ...shared, CORRAL_ROLE: role }).role).toBe(role);
+    }
+    // One process owns its DATA_DIR and its generated secrets: the embedded and single-process shapes.
+    expect(loadConfig({ ...pg }).role).toBe('all');
+    expect(loadConfig({ CORRAL_ROLE: 'api' }).role).toBe('api');
+  });
+
   it('explains itself in the error message', () => {
     expect(() => loadConfig({ PORT: '-1' })).toThrow(/Invalid configuration:[\s\S]*PORT/);
   });

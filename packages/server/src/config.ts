@@ -119,8 +119,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment once. Empty strings count as unset, so `FOO=` in a .env file is harmless. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Parses the environment once. Empty strings count as unset, so `FOO=` in a .env file is harmless.
+ * `overrides` are command-line flags that stand in for a variable (`corral start --role`).
+ */
+export function loadConfig(
+  environment: Record<string, string | undefined> = process.env,
+  overrides: Readonly<Record<string, string>> = {},
+): Config {
+  const env = { ...environment, ...overrides };
   const raw: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [key, schema] of Object.entries(EnvSchema.properties)) {
@@ -142,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const pricesFile = env.CORRAL_PRICES_FILE || undefined;
   const prices = pricesFile === undefined ? undefined : readPriceTable(pricesFile, problems);
+  if (problems.length === 0) problems.push(...sharedSecretProblems(converted as Env));
   if (problems.length > 0) throw new ConfigError(problems);
   const e = converted as Env;
   const otlpGrpcPort = e.OTLP_GRPC_PORT ?? 4317;
@@ -191,6 +199,20 @@ const bundledDashboard = fileURLToPath(new URL('../../dashboard/dist', import.me
 function dashboardDirOf(configured: string | undefined): string | undefined {
   const dir = path.resolve(configured ?? bundledDashboard);
   return existsSync(path.join(dir, 'index.html')) ? dir : undefined;
+}
+
+/**
+ * A process in a split role (api, ingest, worker) on PostgreSQL is one of several: each would
+ * otherwise generate its own secrets into its own DATA_DIR, and then a token works on one
+ * process only, an SDK refuses envelopes signed by the others, and a webhook secret sealed by an
+ * API process cannot be opened by the worker that delivers it. So these must be given, the same
+ * to every process (docs/deployment.md, "What every process must share").
+ */
+function sharedSecretProblems(e: Env): string[] {
+  const role = e.CORRAL_ROLE ?? 'all';
+  if (role === 'all' || e.DATABASE_URL === undefined) return [];
+  const missing = (['CORRAL_JWT_SECRET', 'CORRAL_SIGNING_KEY', 'CORRAL_ENCRYPTION_KEY'] as const).filter((name) => e[name] === undefined);
+  return missing.map((name) => `${name}: required when CORRAL_ROLE=${role} runs on PostgreSQL; give every process of the deployment the same value`);
 }
 
 /** Without CORRAL_PUBLIC_URL, the address the main host listens on; a wildcard bind reads as localhost. */

@@ -138,6 +138,10 @@ export async function createContainer(o: ContainerOptions) {
     rateLimiter,
     writer: engine.telemetryWriter,
     listeners: [(_orgId, rows) => metrics.eventsStored.inc(rows.length), storedHints],
+    onBatch: (events, seconds) => {
+      metrics.eventsReceived.inc(events);
+      metrics.batchDuration.observe(seconds);
+    },
     log,
   });
   const retentionDays = o.retentionDays ?? 31;
@@ -154,7 +158,17 @@ export async function createContainer(o: ContainerOptions) {
   const alerts = composeAlerts({
     db, agentService, auditStore, windowStats: createAgentWindowStats({ dashboardStore }), clock, log, settings: o.alerts ?? {},
     secretBox: createSecretBox(parseEncryptionKey(o.encryptionKey ?? generateEncryptionKey())),
+    observe: {
+      evaluationRound: (lagMs) => {
+        metrics.alertEvaluationRounds.inc();
+        metrics.alertEvaluationLag.set(lagMs / 1000);
+      },
+      deliveryAttempt: (outcome) => metrics.alertDeliveryAttempts.inc({ outcome }),
+    },
   });
+  metrics.gauge('corral_control_streams', 'SDK control streams open on this process', () => streamHub.stats().streams);
+  metrics.gauge('corral_control_stream_buffered_bytes', 'Bytes written to control streams and not yet taken by their clients', () => streamHub.stats().bufferedBytes);
+  metrics.gauge('corral_alert_outbox_depth', 'Alert notifications waiting for delivery, across the deployment (read from the store)', alerts.outboxDepth);
 
   const telemetry = (signatureRequired: boolean): RouteModule => (app) =>
     app.register(telemetryRoutes, { ingestService, telemetryService, signatureRequired });

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import path from 'node:path';
 import { pino } from 'pino';
-import { buildApiApp, buildIngestApp, type Host } from './app.js';
+import { buildApiApp, buildIngestApp, buildWorkerApp, type Host } from './app.js';
 import { type Config, ConfigError } from './config.js';
 import { createContainer } from './container.js';
 import { createDatabase, type Db } from './db/database.js';
@@ -119,7 +119,9 @@ export async function startService(config: Config, log: FastifyBaseLogger = pino
     await migrateToLatest(db);
     const container = await composeService(config, db, log);
     const appOptions = { container, logger: log, bodyLimitBytes: config.bodyLimitBytes };
-    const api = config.role === 'all' || config.role === 'api' ? await buildApiApp(appOptions) : undefined;
+    // A worker serves only /healthz and /metrics, on PORT.
+    const api = config.role === 'all' || config.role === 'api' ? await buildApiApp(appOptions)
+      : config.role === 'worker' ? await buildWorkerApp(appOptions) : undefined;
     const ingest = config.role === 'all' || config.role === 'ingest' ? await buildIngestApp(appOptions) : undefined;
     hosts.push(...[api, ingest].filter((h): h is Host => h !== undefined));
     const runsJobs = config.role === 'all' || config.role === 'worker';

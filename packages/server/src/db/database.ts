@@ -73,6 +73,10 @@ function createPostgres(url: string, poolSize: number, schema: string | undefine
   });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a checked-out one's: when the connection drops, pg fails the client's queries (which
+  // the store translates into 503s) and also emits 'error' on the client, which the pool only
+  // listens to while the client is idle. Unheard, that event would end the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool }), 'postgres') });
   return { engine: 'postgres', kysely, dialect: postgresDialect, pool, close: () => kysely.destroy() };
 }

@@ -93,7 +93,16 @@ class TranslatingDriver implements Driver {
   beginTransaction = (c: DatabaseConnection, settings: TransactionSettings) =>
     translated(this.dialect, () => this.inner.beginTransaction(innerOf(c), settings));
   commitTransaction = (c: DatabaseConnection) => translated(this.dialect, () => this.inner.commitTransaction(innerOf(c)));
-  rollbackTransaction = (c: DatabaseConnection) => translated(this.dialect, () => this.inner.rollbackTransaction(innerOf(c)));
+  rollbackTransaction = (c: DatabaseConnection) => translated(this.dialect, async () => {
+    try {
+      await this.inner.rollbackTransaction(innerOf(c));
+    } catch (err) {
+      // SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, …).
+      // Its own rollback then finds nothing to undo; the error that caused it is the one to report.
+      if (this.dialect === 'sqlite' && /no transaction is active/.test(messageOf(err))) return;
+      throw err;
+    }
+  });
   releaseConnection = (c: DatabaseConnection) => this.inner.releaseConnection(innerOf(c));
   destroy = () => this.inner.destroy();
 }

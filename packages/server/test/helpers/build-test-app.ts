@@ -2,7 +2,7 @@ import type { ApiKeyScope, Role } from '@corral/contracts';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { buildApiApp, buildIngestApp } from '../../src/app.js';
-import { type Container, createContainer, type ContainerOptions } from '../../src/container.js';
+import { type Container, createContainer, type ContainerOptions, type RouteModule } from '../../src/container.js';
 import type { Db } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialect/types.js';
 import { signJwt, type JwtSettings } from '../../src/features/auth/index.js';
@@ -55,6 +55,8 @@ export async function buildTestContext(
     jwt?: Partial<JwtSettings>;
     /** Options of the composition root to override (rate limits, retention, alert delivery). */
     container?: Partial<Pick<ContainerOptions, 'rateLimits' | 'retentionDays' | 'alerts' | 'encryptionKey' | 'otlpGrpc' | 'prices' | 'dashboardDir'>>;
+    /** Route modules registered on the API host after the service's own (tests of the route walks). */
+    extraApiRoutes?: RouteModule[];
   } = {},
 ): Promise<TestContext> {
   const dialect = dialectOf(kind);
@@ -73,7 +75,7 @@ export async function buildTestContext(
   const collected = { api: [] as CollectedRoute[], ingest: [] as CollectedRoute[] };
   const observed = {
     ...container,
-    apiRoutes: [collectRoutes(collected.api), ...container.apiRoutes],
+    apiRoutes: [collectRoutes(collected.api), ...container.apiRoutes, ...(opts.extraApiRoutes ?? [])],
     ingestRoutes: [collectRoutes(collected.ingest), ...container.ingestRoutes],
   };
   const appOptions = { container: observed, logger: undefined, bodyLimitBytes: 5 * 1024 * 1024 };

@@ -54,6 +54,8 @@ interface Deps {
   publicUrl: string;
   /** Told after a commit that queued a notification (the dispatcher's wake). */
   onQueued?: () => void;
+  /** Told after each scheduled round: how many ms after its slot became due it finished (metrics). */
+  onRound?: (lagMs: number) => void;
 }
 
 interface Reading {
@@ -66,7 +68,7 @@ interface Reading {
 const sameCondition = (a: AlertRuleRow, b: AlertRuleRow) =>
   a.agent_id === b.agent_id && a.condition_type === b.condition_type && a.threshold === b.threshold && a.window_minutes === b.window_minutes;
 
-export function createAlertEvaluator({ db, alertStore, notificationStore, windowStats, agentService, clock, log, publicUrl, onQueued = () => undefined }: Deps) {
+export function createAlertEvaluator({ db, alertStore, notificationStore, windowStats, agentService, clock, log, publicUrl, onQueued = () => undefined, onRound }: Deps) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   // `started`: the worker's timers run; `stopping`: a stop is under way, so loops end early.
@@ -173,7 +175,9 @@ export function createAlertEvaluator({ db, alertStore, notificationStore, window
     for (;;) {
       const keys = await alertStore.claimDue(slot, slot + EVALUATION_INTERVAL_MS, BATCH);
       await evaluateBatch(await alertStore.views(keys), slot, result);
-      if (keys.length < BATCH || stopping) return result;
+      if (keys.length >= BATCH && !stopping) continue;
+      onRound?.(clock.now() - (slot + SETTLE_MS));
+      return result;
     }
   }
 

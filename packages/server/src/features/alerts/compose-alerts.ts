@@ -37,10 +37,15 @@ interface Deps {
   clock: Clock;
   log: Logger;
   settings: AlertSettings;
+  /** Where the workers report what they did (metrics). */
+  observe?: {
+    evaluationRound?: (lagMs: number) => void;
+    deliveryAttempt?: (status: 'delivered' | 'retrying' | 'failed') => void;
+  };
 }
 
 /** The alerts feature wired: its stores, senders, the two workers and the service. */
-export function composeAlerts({ db, agentService, auditStore, windowStats, secretBox, clock, log, settings }: Deps) {
+export function composeAlerts({ db, agentService, auditStore, windowStats, secretBox, clock, log, settings, observe = {} }: Deps) {
   const publicUrl = settings.publicUrl ?? 'http://127.0.0.1:8080';
   const alertStore = createAlertStore(db);
   const notificationStore = createNotificationStore(db);
@@ -54,10 +59,12 @@ export function composeAlerts({ db, agentService, auditStore, windowStats, secre
   });
   const dispatcher = createNotificationDispatcher({
     db, notificationStore, alertStore, webhookSender, emailSender, secretBox, clock, log, ...(settings.random ? { random: settings.random } : {}),
+    ...(observe.deliveryAttempt ? { onAttempt: observe.deliveryAttempt } : {}),
   });
   const evaluator = createAlertEvaluator({
     db, alertStore, notificationStore, windowStats, agentService, clock, log, publicUrl, onQueued: () => dispatcher.wake(),
+    ...(observe.evaluationRound ? { onRound: observe.evaluationRound } : {}),
   });
   const alertService = createAlertService({ db, alertStore, notificationStore, agentService, auditStore, dispatcher, secretBox, clock, publicUrl });
-  return { alertService, evaluator, dispatcher };
+  return { alertService, evaluator, dispatcher, outboxDepth: () => notificationStore.depth() };
 }

@@ -43,10 +43,12 @@ interface Deps {
   /** In [0, 1): spreads retries (retry-schedule.ts); tests pin it. */
   random?: () => number;
   pollMs?: number;
+  /** Told of every recorded attempt's outcome (metrics). */
+  onAttempt?: (status: 'delivered' | 'retrying' | 'failed') => void;
 }
 
 export function createNotificationDispatcher({
-  db, notificationStore: store, alertStore, webhookSender, emailSender, secretBox, clock, log, random = Math.random, pollMs = POLL_MS,
+  db, notificationStore: store, alertStore, webhookSender, emailSender, secretBox, clock, log, random = Math.random, pollMs = POLL_MS, onAttempt,
 }: Deps) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -95,6 +97,7 @@ export function createNotificationDispatcher({
       log.warn({ worker: 'alert-dispatcher', notification: row.id, attempt }, 'a notification claim lapsed during its attempt; the attempt is not recorded');
       return undefined;
     }
+    onAttempt?.(status);
     if (!outcome.ok) log.info({ worker: 'alert-dispatcher', notification: row.id, attempt, status, error: outcome.error }, 'notification attempt failed');
     return { ...row, ...changes, claim_id: null, claimed_until: null };
   }

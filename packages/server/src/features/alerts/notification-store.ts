@@ -9,6 +9,16 @@ type Conn = Transaction<Database> | Kysely<Database>;
 /** The outbox (undelivered rows, status `retrying`) and every attempt made on it. */
 export function createNotificationStore({ kysely: k, dialect }: Store) {
   return {
+    /** How many notifications wait for delivery, across every organization (the outbox depth metric). */
+    async depth(): Promise<number> {
+      const row = await k
+        .selectFrom('alert_notifications')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('status', '=', sql.lit('retrying'))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     async insert(trx: Conn, row: NotificationRow): Promise<void> {
       await trx.insertInto('alert_notifications').values(row).execute();
     },

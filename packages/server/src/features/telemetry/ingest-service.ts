@@ -51,10 +51,12 @@ interface Deps {
   rateLimiter: RateLimiter;
   writer: TelemetryWriter;
   listeners?: readonly StoredEventsListener[];
+  /** Told of every stored batch: the events it carried and the seconds from quota check to commit (metrics). */
+  onBatch?: (events: number, seconds: number) => void;
   log: Logger;
 }
 
-export function createIngestService({ authenticateApiKey, rateLimiter, writer, listeners = [], log }: Deps) {
+export function createIngestService({ authenticateApiKey, rateLimiter, writer, listeners = [], onBatch, log }: Deps) {
   /** Stage 1 for transports without the HTTP auth plugin; the same 401 and 403 answers. */
   async function authenticate(apiKey: string | undefined): Promise<Principal> {
     if (apiKey === undefined || apiKey.length === 0) throw new UnauthorizedError('An API key is required (X-API-Key)');
@@ -103,6 +105,7 @@ export function createIngestService({ authenticateApiKey, rateLimiter, writer, l
     async ingest(request: IngestRequest): Promise<IngestOutcome> {
       const caller = authorize(request.principal);
       const quota = await limit(caller, request);
+      const began = performance.now();
       let stored: EventRow[];
       try {
         stored = await writer.write(await request.prepare(caller));
@@ -110,6 +113,7 @@ export function createIngestService({ authenticateApiKey, rateLimiter, writer, l
         await giveBack(caller, request);
         throw err;
       }
+      onBatch?.(request.count, (performance.now() - began) / 1000);
       fanOut(caller.orgId, stored);
       return { received: request.count, stored, quota };
     },
