@@ -20,8 +20,10 @@ export interface BundledServer {
 }
 
 export async function bundleServer(): Promise<BundledServer> {
-  // Under node_modules/.cache so that the external packages resolve from the repository's node_modules.
-  const cache = path.join(repoRoot, 'node_modules/.cache');
+  // Three levels below packages/server (node_modules/.cache/<bundle>), so that paths the sources
+  // resolve from their own location (the vendored .proto files, `../../../proto` from
+  // features/otlp) land where they do from src/, and external packages resolve from node_modules.
+  const cache = path.join(repoRoot, 'packages/server/node_modules/.cache');
   mkdirSync(cache, { recursive: true });
   const outdir = mkdtempSync(path.join(cache, 'corral-bundle-'));
   await build({

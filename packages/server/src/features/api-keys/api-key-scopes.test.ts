@@ -23,6 +23,8 @@ function contractKeyRule(route: RouteInfo): KeyRule | 'unknown' {
   if (url === '/v1/agents/:agent_id/kill-switch' || (url === '/v1/agents/:agent_id' && method === 'DELETE')) return undefined;
   if (url === '/v1/policy-keys') return 'any';
   if (/^\/v1\/agents\/:agent_id\/policies/.test(url)) return { resource: 'policies', access };
+  // An SDK process reporting what it applied is telemetry about itself (docs/api.md, "SDK instances").
+  if (url === '/v1/agents/:agent_id/instances' && method === 'POST') return { resource: 'events', access: 'write' };
   if (url.startsWith('/v1/agents')) return { resource: 'agents', access };
   if (url === '/v1/telemetry' || url === '/v1/traces') return { resource: 'events', access: 'write' };
   if (url.startsWith('/v1/dashboard')) return { resource: 'events', access: 'read' };

@@ -11,6 +11,7 @@ import { testDialects } from '../../../test/helpers/test-databases.js';
 const notAudited: Record<string, string> = {
   'POST /v1/telemetry': 'telemetry events are the data itself',
   'POST /v1/traces': 'spans are telemetry',
+  'POST /v1/agents/:agent_id/instances': 'an SDK process reporting its applied state, every 30 s: telemetry about itself',
   'POST /v1/auth/session': 'a session cookie changes no stored state',
 };
 

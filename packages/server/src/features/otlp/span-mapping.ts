@@ -28,6 +28,8 @@ export const SPAN_KIND_CLIENT = 3;
 const STATUS_CODE_ERROR = 2;
 const MAX_LATENCY_MS = 86_400_000;
 const NS_PER_MS = 1_000_000;
+/** More than a double's error on a nanosecond timestamp (256 ns spacing), far less than a millisecond. */
+const NS_ROUNDING_MS = 0.001;
 
 /**
  * What the mapping gives the service: the stored row, with org_id, agent_id and received_at
@@ -122,7 +124,9 @@ export function mapSpan(span: Span): MapOutcome {
     kind: 'event',
     event: {
       org_id: '',
-      ts: Math.floor(start / NS_PER_MS),
+      // Nanoseconds since 1970 exceed 2^53: the decoded double is off by up to 128 ns, so a time
+      // on an exact millisecond may read a hair below it. Allow for that before truncating.
+      ts: Math.floor(start / NS_PER_MS + NS_ROUNDING_MS),
       request_id: `${traceId}:${spanId}`,
       agent_id: '',
       // A GenAI span without HTTP attributes was still an API call, and those are POSTs.
