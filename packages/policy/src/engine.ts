@@ -134,6 +134,8 @@ class RateLimiter {
 
 interface CompiledRule {
   readonly name: string;
+  /** The one host the rule can match (lower-cased, `:port` included), or null when it may match any. */
+  readonly host: string | null;
   readonly test: Test | null;
   readonly blocked: Decision;
   readonly limiter?: RateLimiter;
@@ -163,6 +165,34 @@ export class PolicyCompileError extends Error {
   }
 }
 
+/** The host a matcher's URL glob names literally, or null when its host part has a wildcard or it has no URL. */
+function literalHost(m: Matcher | undefined): string | null {
+  const first = m?.url?.split('/', 1)[0];
+  return first === undefined || first.includes('*') ? null : first.toLowerCase();
+}
+
+/**
+ * Rules grouped by the host they can match, each group in document order: a call walks only the
+ * rules that name its host and those that may match any host. A policy of 200 rules over 50
+ * hosts costs a call the few rules of its own host, not 200 glob tests.
+ */
+class HostIndex {
+  private readonly byHost = new Map<string, readonly CompiledRule[]>();
+  private readonly anyHost: readonly CompiledRule[];
+
+  constructor(rules: readonly CompiledRule[]) {
+    this.anyHost = rules.filter((r) => r.host === null);
+    for (const r of rules) {
+      if (r.host !== null && !this.byHost.has(r.host)) this.byHost.set(r.host, rules.filter((o) => o.host === null || o.host === r.host));
+    }
+  }
+
+  /** `host` is lower-cased. */
+  rulesFor(host: string): readonly CompiledRule[] {
+    return this.byHost.get(host) ?? this.anyHost;
+  }
+}
+
 function blockedDecision(reason: BlockReason, rule: string | null, denyReason: string, dryRun: boolean): Decision {
   return freeze(dryRun ? { allowed: true, reason, rule, denyReason, dryRun: true } : { allowed: false, reason, rule, denyReason, dryRun: false });
 }
@@ -184,17 +214,21 @@ export function compile(document: PolicyDocument): CompiledPolicy {
     if (rule.limit) {
       limits.push({
         name: rule.name,
+        host: literalHost(rule.limit.match),
         test: rule.limit.match ? compileMatcher(rule.limit.match) : null,
         blocked: blockedDecision('rate_limit', rule.name, rule.name, dry),
         limiter: new RateLimiter(rule.limit.calls_per_minute),
         perEndpoint: rule.limit.per === 'endpoint',
       });
     } else if (rule.deny) {
-      denies.push({ name: rule.name, test: compileMatcher(rule.deny), blocked: blockedDecision('rule', rule.name, rule.name, dry) });
+      denies.push({ name: rule.name, host: literalHost(rule.deny), test: compileMatcher(rule.deny), blocked: blockedDecision('rule', rule.name, rule.name, dry) });
     } else if (rule.allow) {
-      allows.push({ name: rule.name, test: compileMatcher(rule.allow), blocked: freeze({ allowed: true, reason: null, rule: rule.name, denyReason: null, dryRun: false }) });
+      allows.push({ name: rule.name, host: literalHost(rule.allow), test: compileMatcher(rule.allow), blocked: freeze({ allowed: true, reason: null, rule: rule.name, denyReason: null, dryRun: false }) });
     }
   }
+  const limitIndex = new HostIndex(limits);
+  const denyIndex = new HostIndex(denies);
+  const allowIndex = new HostIndex(allows);
   const defaultDecision = document.default === 'allow' ? ALLOW_DECISION : blockedDecision('default', null, 'default', dry);
 
   return {
@@ -203,17 +237,19 @@ export function compile(document: PolicyDocument): CompiledPolicy {
     usesBody: (document.rules as PolicyRule[]).some((r) => (r.allow ?? r.deny ?? r.limit?.match)?.body !== undefined),
     evaluate(req, options) {
       if (options?.killSwitch) return KILL_SWITCH_DECISION;
-      const target = globTarget(req.host, req.path);
-      if (limits.length > 0) {
+      const host = req.host.toLowerCase();
+      const target = globTarget(host, req.path);
+      const hostLimits = limitIndex.rulesFor(host);
+      if (hostLimits.length > 0) {
         const now = options?.now ?? Date.now();
-        for (const rule of limits) {
+        for (const rule of hostLimits) {
           if (rule.test && !rule.test(req, target)) continue;
           const key = rule.perEndpoint ? (req.endpoint ?? `${req.method} ${target}`) : '';
           if (!rule.limiter?.take(key, now)) return rule.blocked;
         }
       }
-      for (const rule of denies) if (rule.test?.(req, target)) return rule.blocked;
-      for (const rule of allows) if (rule.test?.(req, target)) return rule.blocked;
+      for (const rule of denyIndex.rulesFor(host)) if (rule.test?.(req, target)) return rule.blocked;
+      for (const rule of allowIndex.rulesFor(host)) if (rule.test?.(req, target)) return rule.blocked;
       return defaultDecision;
     },
   };

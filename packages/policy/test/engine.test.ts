@@ -1,6 +1,7 @@
 import type { PolicyDocument } from '@corral/contracts';
 import { describe, expect, it } from 'vitest';
-import { compile, PolicyCompileError, type PolicyRequest } from '../src/index.js';
+import fc from 'fast-check';
+import { compile, compileGlob, type Decision, globTarget, PolicyCompileError, type PolicyRequest } from '../src/index.js';
 
 function req(method: string, url: string, init: { headers?: Record<string, string>; body?: unknown; endpoint?: string } = {}): PolicyRequest {
   const u = new URL(url);
@@ -123,5 +124,51 @@ describe('policy engine', () => {
     expect(policy.evaluate(req('DELETE', 'https://a.com/'))).toBe(policy.evaluate(req('DELETE', 'https://b.com/')));
     expect(policy.evaluate(req('GET', 'https://a.com/'))).toBe(policy.evaluate(req('GET', 'https://b.com/z')));
     expect(Object.isFrozen(policy.evaluate(req('GET', 'https://a.com/')))).toBe(true);
+  });
+});
+
+describe('rules indexed by host', () => {
+  // A reference that walks every rule in document order (contract section 6), with no index.
+  function linear(document: PolicyDocument, method: string, host: string, path: string): string | null {
+    const matches = (m: { url?: string; method?: string[] } | undefined) =>
+      m !== undefined && (m.method === undefined || m.method.includes(method)) &&
+      (m.url === undefined || compileGlob(m.url).matches(globTarget(host, path)));
+    for (const r of document.rules) if (r.deny && matches(r.deny)) return `deny:${r.name}`;
+    for (const r of document.rules) if (r.allow && matches(r.allow)) return `allow:${r.name}`;
+    return document.default;
+  }
+  const outcome = (d: Decision): string => (d.rule === null ? (d.allowed ? 'allow' : 'deny') : `${d.reason === null ? 'allow' : 'deny'}:${d.rule}`);
+
+  const hostArb = fc.constantFrom('api.a.com', 'API.A.com', 'b.io', 'b.io:8443', 'c.net');
+  const globHostArb = fc.constantFrom('api.a.com', 'Api.A.com', 'b.io', 'b.io:8443', '*.io', 'api.*.com', '*', '**');
+  const pathArb = fc.array(fc.constantFrom('v1', 'x', 'y'), { minLength: 0, maxLength: 3 });
+  const matcherArb = fc.record({
+    url: fc.option(fc.tuple(globHostArb, fc.array(fc.constantFrom('v1', 'x', '*', '**'), { maxLength: 2 })).map(([h, p]) => [h, ...p].join('/')), { nil: undefined }),
+    method: fc.option(fc.subarray(['GET', 'POST'] as const, { minLength: 1 }).map((m) => [...m]), { nil: undefined }),
+  }).filter((m) => m.url !== undefined || m.method !== undefined);
+  const ruleArb = fc.tuple(fc.boolean(), matcherArb);
+
+  it('decides as a walk of every rule in document order would', () => {
+    fc.assert(fc.property(fc.array(ruleArb, { minLength: 1, maxLength: 12 }), fc.constantFrom('allow', 'deny') , hostArb, pathArb, fc.constantFrom('GET', 'POST'),
+      (rules, dflt, host, segments, method) => {
+        const document = doc(rules.map(([deny, m], i) => (deny ? { name: `r${i}`, deny: m } : { name: `r${i}`, allow: m })), { default: dflt });
+        const path = `/${segments.join('/')}`;
+        const request = { method, host: host.toLowerCase(), path, header: () => null, body: () => undefined };
+        expect(outcome(compile(document).evaluate(request))).toBe(linear(document, method, host, path));
+      }), { numRuns: 2000 });
+  });
+
+  it('keeps document order between a rule for any host and one for the call\'s host', () => {
+    const policy = compile(doc([
+      { name: 'no deletes anywhere', deny: { method: ['DELETE'] } },
+      { name: 'stripe refunds', deny: { url: 'api.stripe.com/v1/refunds/**' } },
+      { name: 'stripe', allow: { url: 'API.Stripe.com/**' } },
+      { name: 'any io', allow: { url: '*.io/**' } },
+    ], { default: 'deny' }));
+    expect(policy.evaluate(req('DELETE', 'https://api.stripe.com/v1/charges/ch_1'))).toMatchObject({ rule: 'no deletes anywhere' });
+    expect(policy.evaluate(req('POST', 'https://api.stripe.com/v1/refunds'))).toMatchObject({ rule: 'stripe refunds' });
+    expect(policy.evaluate(req('GET', 'https://api.stripe.com/v1/charges'))).toMatchObject({ allowed: true, rule: 'stripe' });
+    expect(policy.evaluate(req('GET', 'https://x.io/'))).toMatchObject({ allowed: true, rule: 'any io' });
+    expect(policy.evaluate(req('GET', 'https://api.stripe.com:8443/v1/charges'))).toMatchObject({ allowed: false, reason: 'default' });
   });
 });

@@ -1,13 +1,13 @@
 import type { ControlState, DsseEnvelope, GenAiInfo, InitEvent, KillSwitchEvent, PolicyKeys, PolicyUpdatedEvent, TelemetryEvent } from '@corral/contracts';
-import { compile, type CompiledPolicy, type Decision, KILL_SWITCH_DECISION, NO_POLICY_DECISION, ALLOW_DECISION, type BlockReason } from '@corral/policy';
+import { compile, type CompiledPolicy, type Decision, KILL_SWITCH_DECISION, NO_POLICY_DECISION, ALLOW_DECISION, type BlockReason, type PolicyRequest } from '@corral/policy';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadAgentKey } from './agent-key.js';
 import { EnvelopeRefused, openEnvelope, pinKeys, type PinnedKeys } from './envelope.js';
 import { genAiProvider, readUsage, requestModel } from './genai.js';
 import type { CorralOptions, Logger } from './options.js';
-import { createSseParser } from './sse.js';
-import { TelemetryQueue } from './telemetry-queue.js';
+import { createSseParser, openEventStream } from './sse.js';
+import { type QueuedEvent, TelemetryQueue } from './telemetry-queue.js';
 import { templatePath } from './template.js';
 
 export const SDK_VERSION = '0.1.0';
@@ -42,7 +42,11 @@ interface Applied {
 const consoleLogger: Logger = { warn: (m) => console.warn(m), error: (m) => console.error(m) };
 /* eslint-enable no-console */
 
-/** One `beforeExit` listener for every open instance: each flushes what it holds when the loop empties. */
+/**
+ * One `beforeExit` listener for every open instance: each sends what it holds when the loop
+ * empties (which schedules work, so the loop runs on until it is sent, then ends). A process
+ * ended by `process.exit()` or a signal never gets here: call `close()` first.
+ */
 const openInstances = new Set<Corral>();
 let exitHookInstalled = false;
 function flushOnExit(c: Corral): void {
@@ -50,7 +54,7 @@ function flushOnExit(c: Corral): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('beforeExit', () => {
-    for (const instance of openInstances) void instance.flush();
+    for (const instance of openInstances) if (instance.status().queued > 0) void instance.flush();
   });
 }
 
@@ -63,16 +67,52 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 type FetchInput = Parameters<typeof globalThis.fetch>[0];
 type FetchInit = Parameters<typeof globalThis.fetch>[1];
 
-function headerLookup(input: FetchInput, init: FetchInit): (name: string) => string | null {
-  const h = init?.headers ?? (input instanceof Request ? input.headers : undefined);
-  if (h === undefined) return () => null;
-  if (h instanceof Headers) return (name) => h.get(name);
-  if (Array.isArray(h)) return (name) => h.find(([k]) => k?.toLowerCase() === name)?.[1] ?? null;
-  const record = h as Record<string, string>;
-  return (name) => {
+type HeaderSource = Headers | ReadonlyArray<readonly [string, string]> | Readonly<Record<string, string>>;
+
+/**
+ * One outbound call as the policy engine sees it. A class rather than an object of closures: the
+ * call path allocates one small object, and the body is parsed only if a rule asks for it.
+ */
+class OutboundCall implements PolicyRequest {
+  private parsed: unknown;
+  private bodyRead = false;
+  private readonly headerSource: HeaderSource | undefined;
+
+  constructor(readonly method: string, readonly host: string, readonly path: string, private readonly template: string,
+    input: FetchInput, private readonly init: FetchInit) {
+    this.headerSource = (init?.headers ?? (input instanceof Request ? input.headers : undefined)) as HeaderSource | undefined;
+  }
+
+  /** What `per: endpoint` limits count by: the method, host and path template. */
+  get endpoint(): string {
+    return `${this.method} ${this.host}${this.template}`;
+  }
+
+  header(name: string): string | null {
+    const h = this.headerSource;
+    if (h === undefined) return null;
+    if (h instanceof Headers) return h.get(name);
+    if (Array.isArray(h)) {
+      for (const pair of h as ReadonlyArray<readonly [string, string]>) if (pair[0].toLowerCase() === name) return pair[1];
+      return null;
+    }
+    const record = h as Readonly<Record<string, string>>;
     for (const k in record) if (k.toLowerCase() === name) return record[k] ?? null;
     return null;
-  };
+  }
+
+  body(): unknown {
+    if (!this.bodyRead) {
+      this.bodyRead = true;
+      const raw = this.init?.body;
+      try {
+        this.parsed = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+      } catch {
+        this.parsed = undefined;
+      }
+    }
+    return this.parsed;
+  }
 }
 
 export class Corral {
@@ -102,6 +142,7 @@ export class Corral {
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private reportQueued = false;
+  private isReady = false;
 
   constructor(options: CorralOptions = {}) {
     const apiKey = options.apiKey ?? env('CORRAL_API_KEY');
@@ -132,12 +173,21 @@ export class Corral {
       logger: this.logger,
     });
     this.readyPromise = new Promise((resolve) => (this.readyResolve = resolve));
+    void this.readyPromise.then(() => (this.isReady = true));
     flushOnExit(this);
     void this.run();
   }
 
-  /** Resolves once the first control state has been received (stream `init` or a poll). */
+  /**
+   * Resolves once the first control state has been received (stream `init` or a poll). While
+   * it is awaited it keeps the process alive; nothing else of the SDK does (see `close`).
+   */
   ready(): Promise<void> {
+    if (!this.isReady && !this.closed) {
+      const hold = setInterval(() => undefined, 1 << 30);
+      void this.readyPromise.finally(() => clearInterval(hold));
+      this.stop.signal.addEventListener('abort', () => clearInterval(hold), { once: true });
+    }
     return this.readyPromise;
   }
 
@@ -227,32 +277,14 @@ export class Corral {
     if (this.killSwitch) return KILL_SWITCH_DECISION;
     const a = this.applied;
     if (!a) return this.failMode === 'closed' ? NO_POLICY_DECISION : ALLOW_DECISION;
-    const rawBody = init?.body;
-    let parsed: unknown;
-    let read = false;
-    return a.compiled.evaluate({
-      method, host, path,
-      endpoint: `${method} ${host}${template}`,
-      header: headerLookup(input, init),
-      body: () => {
-        if (!read) {
-          read = true;
-          try {
-            parsed = typeof rawBody === 'string' ? JSON.parse(rawBody) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-        }
-        return parsed;
-      },
-    });
+    return a.compiled.evaluate(new OutboundCall(method, host, path, template, input, init));
   }
 
   private report(requestId: string, method: string, host: string, path: string, status: number | null, latency: number | null,
     result: TelemetryEvent['policy_result'], denyReason: string | null, genAi: GenAiInfo | null): void {
     if (!this.agentId || this.closed) return;
-    const event: TelemetryEvent = {
-      agent_id: this.agentId, timestamp: new Date().toISOString(), request_id: requestId, method, url_host: host, url_path: path,
+    const event: QueuedEvent = {
+      agent_id: this.agentId, at: Date.now(), request_id: requestId, method, url_host: host, url_path: path,
       status_code: status, latency_ms: latency, policy_result: result, deny_reason: denyReason,
     };
     if (genAi) event.gen_ai = genAi;
@@ -321,12 +353,10 @@ export class Corral {
   private async streamOnce(): Promise<boolean> {
     let gotInit = false;
     try {
-      const res = await this.net(`${this.baseUrl}/v1/agents/${this.agentId}/control`, {
-        headers: { ...this.headers(), accept: 'text/event-stream' }, signal: this.stop.signal,
-      });
-      if (!res.ok || !res.body) {
-        this.logger.warn(`corral: control stream refused: ${res.status}`);
-        await res.body?.cancel().catch(() => undefined);
+      const res = await openEventStream(`${this.baseUrl}/v1/agents/${this.agentId}/control`, this.headers(), this.stop.signal);
+      if (res.statusCode !== 200) {
+        this.logger.warn(`corral: control stream refused: ${res.statusCode}`);
+        res.resume();
         return false;
       }
       const parser = createSseParser((e) => {
@@ -349,7 +379,7 @@ export class Corral {
         }
       });
       const decoder = new TextDecoder();
-      for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.push(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of res as AsyncIterable<Buffer>) parser.push(decoder.decode(chunk, { stream: true }));
     } catch (err) {
       if (!this.closed) this.logger.debug?.(`corral: control stream ended: ${(err as Error).message}`);
     }

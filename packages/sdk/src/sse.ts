@@ -1,3 +1,6 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 /** A small Server-Sent Events parser (the WHATWG event-stream format), fed text chunks. */
 export interface SseEvent {
   event: string;
@@ -50,4 +53,20 @@ export function createSseParser(onEvent: (e: SseEvent) => void, maxLine = 1 << 2
     },
     retry: () => retry,
   };
+}
+
+/**
+ * Opens an event stream on a connection of its own that holds no reference on the event loop:
+ * an agent's script ends when its own work ends, whether or not it closed the SDK (a `fetch`
+ * body would keep the process alive for as long as the stream lasts).
+ */
+export function openEventStream(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, { headers: { ...headers, accept: 'text/event-stream' }, agent: false, signal }, resolve);
+    req.on('socket', (socket) => socket.unref());
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -2,6 +2,21 @@ import type { TelemetryEvent } from '@corral/contracts';
 import type { AgentKey } from './agent-key.js';
 import type { Logger } from './options.js';
 
+/**
+ * An event as the call path leaves it: the time as epoch milliseconds. It becomes the wire's
+ * RFC 3339 `timestamp` when its batch is sent, off the call path.
+ */
+export type QueuedEvent = Omit<TelemetryEvent, 'timestamp'> & { readonly at: number };
+
+function toWire(e: QueuedEvent): TelemetryEvent {
+  const wire: TelemetryEvent = {
+    agent_id: e.agent_id, timestamp: new Date(e.at).toISOString(), request_id: e.request_id, method: e.method, url_host: e.url_host,
+    url_path: e.url_path, status_code: e.status_code, latency_ms: e.latency_ms, policy_result: e.policy_result, deny_reason: e.deny_reason,
+  };
+  if (e.gen_ai) wire.gen_ai = e.gen_ai;
+  return wire;
+}
+
 export interface QueueSettings {
   url: string;
   apiKey: string;
@@ -37,7 +52,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
  * the same bytes, so its request ids make a repeat harmless. The call path only pushes.
  */
 export class TelemetryQueue {
-  private events: TelemetryEvent[] = [];
+  private events: QueuedEvent[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> | undefined;
@@ -53,10 +68,11 @@ export class TelemetryQueue {
   }
   private inFlight = 0;
 
-  push(event: TelemetryEvent): void {
+  push(event: QueuedEvent): void {
     if (this.events.length - this.head >= this.s.maxQueue) {
       this.head++; // the oldest goes first
       this.dropped++;
+      this.compact();
     }
     this.events.push(event);
     if (this.events.length - this.head >= this.s.maxBatch) this.kick();
@@ -66,17 +82,28 @@ export class TelemetryQueue {
     }
   }
 
+  /**
+   * Starts draining on the next turn of the event loop, never inside the call that filled the
+   * batch: serializing and signing a batch is not the caller's to wait for.
+   */
   private kick(): void {
-    this.sending ??= this.drain().finally(() => { this.sending = undefined; });
+    this.sending ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.drain())
+      .finally(() => { this.sending = undefined; });
   }
 
-  private take(): TelemetryEvent[] {
-    const batch = this.events.slice(this.head, this.head + this.s.maxBatch);
-    this.head += batch.length;
+  /** Drops the consumed head of the array once it is most of it, so memory stays bounded by maxQueue. */
+  private compact(): void {
     if (this.head > 1024 && this.head * 2 > this.events.length) {
       this.events = this.events.slice(this.head);
       this.head = 0;
     }
+  }
+
+  private take(): QueuedEvent[] {
+    const batch = this.events.slice(this.head, this.head + this.s.maxBatch);
+    this.head += batch.length;
+    this.compact();
     return batch;
   }
 
@@ -92,8 +119,8 @@ export class TelemetryQueue {
     }
   }
 
-  private async sendWithRetry(batch: TelemetryEvent[]): Promise<void> {
-    const body = JSON.stringify({ events: batch, sdk_version: this.s.sdkVersion });
+  private async sendWithRetry(batch: QueuedEvent[]): Promise<void> {
+    const body = JSON.stringify({ events: batch.map(toWire), sdk_version: this.s.sdkVersion });
     const headers = {
       'content-type': 'application/json',
       'x-api-key': this.s.apiKey,
@@ -134,7 +161,7 @@ export class TelemetryQueue {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    this.kick();
+    if (this.events.length - this.head > 0) this.kick();
     const done = (async () => {
       while (this.sending) await this.sending;
     })();

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCorral, startTarget, until, type RunningCorral } from './helpers/corral-server.js';
 
-const exampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples/openai-agent');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const exampleDir = path.resolve(here, '../../../examples/openai-agent');
 
 /** A stand-in for the OpenAI API: a real HTTP server answering chat completions (plain and streamed). */
 const standIn = (_req: IncomingMessage, res: ServerResponse, body: string) => {
@@ -66,5 +67,31 @@ describe('examples/openai-agent', () => {
       expect.objectContaining({ system: 'openai', response_model: 'gpt-4o-mini-2024', input_tokens: 8, output_tokens: 3 }),
     ]));
     expect(all.find((e) => e.url_path === '/v1/embeddings')).toMatchObject({ policy_result: 'denied', deny_reason: 'no embeddings' });
+  });
+
+  it('sends what is queued when the event loop empties, for a script that never calls close()', async () => {
+    const agentId = await corral.newAgent('exits-without-close');
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(here, 'fixtures/exit-without-close.ts')], {
+      cwd: path.resolve(here, '..'),
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
+        CORRAL_URL: corral.api, CORRAL_INGEST_URL: corral.ingest, CORRAL_API_KEY: corral.sdkKey, CORRAL_AGENT: agentId, TARGET_URL: `${api.url}/v1/models`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const started = Date.now();
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(0);
+    // The event was still queued when the script's last line ran (the flush interval is an hour)...
+    expect(JSON.parse(stdout.trim())).toEqual({ status: 200, queued: 1 });
+    // ...the process ended on its own (an open control stream does not hold it)...
+    expect(Date.now() - started).toBeLessThan(15_000);
+    // ...and the event arrived before it did.
+    const events = (await corral.call<{ data: Array<{ url_path: string; status_code: number }> }>('GET', `/v1/dashboard/events?agent_id=${agentId}`)).json.data;
+    expect(events).toEqual([expect.objectContaining({ url_path: '/v1/models', status_code: 200 })]);
   });
 });
