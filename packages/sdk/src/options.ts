@@ -41,6 +41,6 @@ export interface CorralOptions {
   /** Called with every decision, before the call goes out or is refused. */
   onDecision?: (info: DecisionInfo) => void;
   logger?: Logger;
-  /** The fetch the SDK itself uses to talk to Corral; default the global fetch at construction. */
+  /** The fetch the SDK uses for its requests to Corral (not the control stream, which needs an unref'd socket); default the global fetch at construction. */
   fetch?: typeof globalThis.fetch;
 }
