@@ -54,6 +54,23 @@ describe.each(testDialects)('SDK instances on %s', (dialect) => {
     expect(fresh.connected).toBe(true);
   });
 
+  it('forgets an instance silent for a week at the next retention run, and keeps the others', async () => {
+    await post(report('gone-1'));
+    ctx.clock.advance(7 * 86_400_000 - 60_000);
+    try {
+      await post(report('alive-1'));
+      ctx.clock.advance(120_000);
+      const ids = async () => (await list('?limit=200')).json().data.map((i: { instance_id: string }) => i.instance_id);
+      expect(await ids()).toEqual(expect.arrayContaining(['gone-1', 'alive-1']));
+      const result = await ctx.container.retention.runOnce();
+      expect(result.instancesDeleted).toBeGreaterThanOrEqual(1);
+      expect(await ids()).not.toContain('gone-1');
+      expect(await ids()).toContain('alive-1');
+    } finally {
+      ctx.clock.advance(-(7 * 86_400_000 + 60_000));
+    }
+  });
+
   it('records an applied_at ahead of the service clock as the service time', async () => {
     const future = new Date(ctx.clock.now() + 3_600_000).toISOString();
     const res = (await post(report('future', { applied_at: future }))).json();

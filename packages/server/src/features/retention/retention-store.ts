@@ -55,6 +55,12 @@ export function createRetentionStore({ kysely: k }: Store) {
       return total;
     },
 
+    /** SDK instances that stopped reporting before `before` (processes long gone) leave the list. */
+    async deleteIdleInstances(before: number): Promise<number> {
+      const r = await k.deleteFrom('agent_instances').where('last_seen_at', '<', before).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
     /** Rate-limit rows whose state is long past carry no information. */
     async deleteIdleRateLimits(before: number): Promise<void> {
       await k.deleteFrom('rate_limit_state').where('tat', '<', before).execute();

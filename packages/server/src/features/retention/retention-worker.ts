@@ -10,7 +10,11 @@ export interface RetentionResult {
   partitionsDropped: number;
   eventsDeleted: number;
   rollupsDeleted: number;
+  instancesDeleted: number;
 }
+
+/** An SDK instance silent this long (a stopped process reports every 30 s while alive) is forgotten. */
+export const INSTANCE_IDLE_MS = 7 * DAY_MS;
 
 interface Deps {
   retentionStore: RetentionStore;
@@ -21,7 +25,10 @@ interface Deps {
   intervalMs?: number;
 }
 
-/** Drops raw events and rollups older than CORRAL_RETENTION_DAYS: once at start, then hourly. */
+/**
+ * Drops raw events and rollups older than CORRAL_RETENTION_DAYS, and SDK instances silent for
+ * a week: once at start, then hourly.
+ */
 export function createRetentionWorker({ retentionStore: store, eventExpiry, clock, retentionDays, log, intervalMs = HOUR_MS }: Deps) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -35,7 +42,8 @@ export function createRetentionWorker({ retentionStore: store, eventExpiry, cloc
     let rollupsDeleted = 0;
     for (const orgId of orgIds) rollupsDeleted += await store.deleteRollupsBefore(orgId, cutoff);
     await store.deleteIdleRateLimits(now - DAY_MS);
-    return { cutoff, ...expired, rollupsDeleted };
+    const instancesDeleted = await store.deleteIdleInstances(now - INSTANCE_IDLE_MS);
+    return { cutoff, ...expired, rollupsDeleted, instancesDeleted };
   }
 
   function tick(): void {
