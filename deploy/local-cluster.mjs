@@ -5,7 +5,8 @@
  * all with the same secrets. Prints one JSON line when every process serves:
  *
  *   {"ready":true,"api":["http://127.0.0.1:8080",…],"ingest":["http://127.0.0.1:4318",…],
- *    "processes":[{"role":"api","pid":…,"url":…,"log":…},…],"secrets":"…/cluster.env"}
+ *    "otlp_grpc":["127.0.0.1:4317",…],"processes":[{"role":"api","pid":…,"url":…,"log":…},…],
+ *    "secrets":"…/cluster.env"}
  *
  * Stops every process with SIGTERM on SIGTERM or SIGINT, and exits 0 when all stopped cleanly.
  * One process that exits on its own stops the cluster (exit 1), unless --keep-going is given.
@@ -13,7 +14,8 @@
  *   DATABASE_URL=postgres://… node deploy/local-cluster.mjs --api 2 --ingest 1 --workers 1
  *
  * Options: --api N (2), --ingest M (1), --workers W (1), --port P (8080; api i listens on P+i,
- * 0 lets the system pick), --ingest-port P (4318, likewise), --dir DIR (data and logs; a new
+ * 0 lets the system pick), --ingest-port P (4318, likewise; ingest i serves OTLP/gRPC on
+ * OTLP_GRPC_PORT+i, 4317 by default, and with --ingest-port 0 only when OTLP_GRPC_PORT is set), --dir DIR (data and logs; a new
  * temporary folder by default), --from-source (run packages/cli/src with tsx instead of the
  * built packages/cli/dist), --keep-going. CORRAL_JWT_SECRET, CORRAL_SIGNING_KEY and
  * CORRAL_ENCRYPTION_KEY are taken from the environment, or generated once into DIR/cluster.env.
@@ -80,7 +82,8 @@ const cli = opts['from-source']
   ? ['--conditions=source', '--import', 'tsx', path.join(repoRoot, 'packages/cli/src/main.ts')]
   : [path.join(repoRoot, 'packages/cli/dist/main.js')];
 
-const otlpGrpcPort = Number(process.env.OTLP_GRPC_PORT ?? 4317);
+const otlpGrpcGiven = process.env.OTLP_GRPC_PORT !== undefined && process.env.OTLP_GRPC_PORT !== '';
+const otlpGrpcPort = Number(otlpGrpcGiven ? process.env.OTLP_GRPC_PORT : 4317);
 const children = [];
 let stopping = false;
 
@@ -95,11 +98,11 @@ function startOne(role, index) {
     PORT: String(role === 'api' && port !== 0 ? port + index : 0),
     INGEST_PORT: String(role === 'ingest' && ingestPort !== 0 ? ingestPort + index : 0),
     // Each ingest process has its own OTLP/gRPC port after the first (4317 unless OTLP_GRPC_PORT
-    // says otherwise); none with ephemeral ports, where there is no port to count up from.
-    OTLP_GRPC_PORT: String(role === 'ingest' && ingestPort !== 0 && otlpGrpcPort !== 0 ? otlpGrpcPort + index : 0),
+    // says otherwise). With ephemeral ingest ports, only when OTLP_GRPC_PORT is given.
+    OTLP_GRPC_PORT: String(role === 'ingest' && otlpGrpcPort !== 0 && (ingestPort !== 0 || otlpGrpcGiven) ? otlpGrpcPort + index : 0),
   };
   const child = spawn(process.execPath, [...cli, 'start', '--role', role], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const entry = { name, role, pid: child.pid, url: undefined, log: logFile, child };
+  const entry = { name, role, pid: child.pid, url: undefined, otlpGrpc: undefined, log: logFile, child };
   children.push(entry);
   const ready = new Promise((resolve, reject) => {
     let pending = '';
@@ -112,6 +115,7 @@ function startOne(role, index) {
         if (!line.includes('"corral started"')) continue;
         const started = JSON.parse(line);
         entry.url = role === 'ingest' ? started.ingest : started.api;
+        entry.otlpGrpc = started.otlpGrpc;
         resolve();
       }
     });
@@ -152,6 +156,6 @@ try {
 }
 const urls = (role) => children.filter((c) => c.role === role).map((c) => c.url);
 process.stdout.write(`${JSON.stringify({
-  ready: true, api: urls('api'), ingest: urls('ingest'), secrets: secrets.file,
-  processes: children.map(({ name, role, pid, url, log }) => ({ name, role, pid, url, log })),
+  ready: true, api: urls('api'), ingest: urls('ingest'), otlp_grpc: children.flatMap((c) => (c.otlpGrpc ? [c.otlpGrpc] : [])), secrets: secrets.file,
+  processes: children.map(({ name, role, pid, url, otlpGrpc, log }) => ({ name, role, pid, url, otlp_grpc: otlpGrpc, log })),
 })}\n`);

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/features/auth/index.js';
 import { TEST_JWT_SECRET } from './helpers/build-test-app.js';
 import { type LocalCluster, startLocalCluster } from './helpers/local-cluster.js';
+import { decodeExportResponse, exportCall, httpSpan, otlpJson, otlpProtobuf, type SpanSpec } from './helpers/otlp-fixtures.js';
 import { event, newSigner } from './helpers/telemetry-fixtures.js';
 import { pgUrl, testDialects } from './helpers/test-databases.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -19,6 +21,14 @@ import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-re
  */
 const MINUTE = 60_000;
 const RATE_LIMIT = 300;
+
+/** A port free now, for a listener that cannot be given 0 (OTLP/gRPC: 0 turns it off). */
+const freePort = () => new Promise<number>((resolve, reject) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as { port: number };
+    probe.close(() => resolve(port));
+  }).on('error', reject);
+});
 
 describe.each(testDialects.filter((d) => d === 'postgres'))('a split deployment on one %s', () => {
   const schema = `cluster_${randomBytes(5).toString('hex')}`;
@@ -38,7 +48,7 @@ describe.each(testDialects.filter((d) => d === 'postgres'))('a split deployment 
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     receiver = await startWebhookReceiver('/alerts');
-    hosts = await startLocalCluster({ api: 2, ingest: 1, workers: 0, dir }, env);
+    hosts = await startLocalCluster({ api: 2, ingest: 1, workers: 0, dir }, { ...env, OTLP_GRPC_PORT: String(await freePort()) });
   }, 180_000);
 
   afterAll(async () => {
@@ -84,6 +94,7 @@ describe.each(testDialects.filter((d) => d === 'postgres'))('a split deployment 
   it('starts every role with its own DATA_DIR and the shared secrets', () => {
     expect(hosts.processes.map((p) => p.role).sort()).toEqual(['api', 'api', 'ingest']);
     expect(new Set([...hosts.api, ...hosts.ingest]).size).toBe(3);
+    expect(hosts.otlp_grpc).toHaveLength(1);
   });
 
   it('pushes a kill switch set through one API process to a control stream held by the other', async () => {
@@ -132,7 +143,7 @@ describe.each(testDialects.filter((d) => d === 'postgres'))('a split deployment 
     const [a, b] = hosts.api as [string, string];
     const agent = await call(a, 'POST', '/v1/agents', { name: 'Checkout Bot' });
     const { key } = await call(b, 'POST', '/v1/keys', { name: 'sdk', scope: { kind: 'all' } });
-    // Every way telemetry enters the cluster. OTLP/HTTP (POST /v1/traces on the ingest host) joins this list when it lands.
+    // Every way Corral's own batches enter the cluster (OTLP, which makes its own agents, has the next test).
     const ingestPaths: Array<{ name: string; send: (events: unknown[]) => Promise<Response> }> = [
       { name: 'telemetry on api-1', send: (events) => postBatch(a, key ?? '', events) },
       { name: 'telemetry on api-2', send: (events) => postBatch(b, key ?? '', events) },
@@ -190,6 +201,39 @@ describe.each(testDialects.filter((d) => d === 'postgres'))('a split deployment 
     const valueOf = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0);
     for (const text of scraped) expect(valueOf(text, 'corral_alert_evaluation_rounds_total')).toBeGreaterThanOrEqual(1);
     expect(scraped.map((t) => valueOf(t, 'corral_alert_delivery_attempts_total{outcome="delivered"}')).sort()).toEqual([0, 1]);
+  });
+
+  it('stores OTLP spans sent over HTTP and gRPC once, an exporter retry through the other transport included, under one agent', async () => {
+    const { token, call } = await owner();
+    const { key } = await call(hosts.api[0]!, 'POST', '/v1/keys', { name: 'otel', scope: { kind: 'all' } });
+    const start = Date.now() - 5_000;
+    const spans: SpanSpec[] = Array.from({ length: 12 }, (_, i) => httpSpan({ start: start + i, status: i % 3 === 0 ? 2 : 0 }));
+    const service = `clustered-otlp-${randomBytes(3).toString('hex')}`;
+    // Spans 0-7 over OTLP/HTTP (JSON) and, at the same moment, 4-11 over OTLP/gRPC: the first
+    // export of a new service from both transports at once, with four spans in both requests.
+    const [http, grpcResult] = await Promise.all([
+      fetch(`${hosts.ingest[0]}/v1/traces`, {
+        method: 'POST', headers: { 'x-api-key': key ?? '', 'content-type': 'application/json' },
+        body: JSON.stringify(otlpJson([{ service, spans: spans.slice(0, 8) }])),
+      }),
+      exportCall(hosts.otlp_grpc[0]!, otlpProtobuf([{ service, spans: spans.slice(4) }]), key, false),
+    ]);
+    expect(http.status, await http.clone().text()).toBe(200);
+    expect(grpcResult.error).toBeUndefined();
+    expect(decodeExportResponse(grpcResult.response ?? Buffer.alloc(0))).toEqual({});
+    // An exporter that timed out re-sends all twelve, gzip-compressed over gRPC: the spans first
+    // sent over HTTP arrive again over the other transport.
+    const retried = await exportCall(hosts.otlp_grpc[0]!, otlpProtobuf([{ service, spans }]), key, true);
+    expect(retried.error).toBeUndefined();
+
+    const read = async <T>(route: string) => (await (await fetch(`${hosts.api[1]}${route}`, { headers: { authorization: `Bearer ${token}` } })).json()) as T;
+    const agents = (await read<{ data: Array<{ id: string; name: string }> }>('/v1/agents?limit=100')).data.filter((a) => a.name === service);
+    expect(agents).toHaveLength(1);
+    const stored = await read<{ data: Array<{ span_id: string; policy_result: string }> }>(`/v1/dashboard/events?agent_id=${agents[0]!.id}&limit=100`);
+    expect(stored.data.map((e) => e.span_id).sort()).toEqual(spans.map((s) => s.spanId).sort());
+    expect(stored.data.filter((e) => e.policy_result === 'error')).toHaveLength(4);
+    const stats = await read<{ total_calls: number; error_calls: number }>(`/v1/dashboard/stats?from=${new Date(start - MINUTE).toISOString()}`);
+    expect(stats).toMatchObject({ total_calls: 12, error_calls: 4 });
   });
 
   it('stops every process with SIGTERM, exit 0', async () => {

@@ -13,12 +13,16 @@ export interface ClusterProcess {
   readonly role: 'api' | 'ingest' | 'worker';
   readonly pid: number;
   readonly url: string | undefined;
+  /** The OTLP/gRPC address of an ingest process that serves it. */
+  readonly otlp_grpc?: string | undefined;
   readonly log: string;
 }
 
 export interface LocalCluster {
   readonly api: string[];
   readonly ingest: string[];
+  /** OTLP/gRPC addresses (`host:port`) of the ingest processes that serve it. */
+  readonly otlp_grpc: string[];
   readonly processes: ClusterProcess[];
   readonly child: ChildProcess;
   output(): string;
@@ -39,13 +43,13 @@ export async function startLocalCluster(
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = await new Promise<{ api: string[]; ingest: string[]; processes: ClusterProcess[] }>((resolve, reject) => {
+  const ready = await new Promise<{ api: string[]; ingest: string[]; otlp_grpc: string[]; processes: ClusterProcess[] }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the cluster did not start:\n${output}`)), readyTimeoutMs);
     child.stdout?.on('data', () => {
       const line = output.split('\n').find((l) => l.startsWith('{"ready":true'));
       if (!line) return;
       clearTimeout(timer);
-      resolve(JSON.parse(line) as { api: string[]; ingest: string[]; processes: ClusterProcess[] });
+      resolve(JSON.parse(line) as { api: string[]; ingest: string[]; otlp_grpc: string[]; processes: ClusterProcess[] });
     });
     void exited.then((code) => {
       clearTimeout(timer);

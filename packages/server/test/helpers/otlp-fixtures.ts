@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -104,5 +105,21 @@ export function postTraces(
       ...(opts.gzip ? { 'content-encoding': 'gzip' } : {}),
       ...opts.headers,
     },
+  });
+}
+
+/** A raw grpc-js client of TraceService/Export: bytes in, bytes or the error with its trailers out. */
+export function exportCall(address: string, body: Buffer, apiKey: string | undefined, gzip: boolean): Promise<{ response?: Buffer; error?: grpc.ServiceError }> {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), gzip ? { 'grpc.default_compression_algorithm': 2 } : {});
+  const metadata = new grpc.Metadata();
+  if (apiKey) metadata.set('x-api-key', apiKey);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest<Buffer, Buffer>(
+      '/opentelemetry.proto.collector.trace.v1.TraceService/Export', (b) => b, (b) => b, body, metadata,
+      (error, response) => {
+        client.close();
+        resolve(error ? { error } : { response: response ?? Buffer.alloc(0) });
+      },
+    );
   });
 }

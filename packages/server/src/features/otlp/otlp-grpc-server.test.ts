@@ -1,26 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestContext, type TestContext } from '../../../test/helpers/build-test-app.js';
-import { decodeExportResponse, httpSpan, otlpProtobuf } from '../../../test/helpers/otlp-fixtures.js';
+import { decodeExportResponse, exportCall, httpSpan, otlpProtobuf } from '../../../test/helpers/otlp-fixtures.js';
 import { newTelemetryOrg } from '../../../test/helpers/telemetry-fixtures.js';
 import { testDialects } from '../../../test/helpers/test-databases.js';
 import { decodeRetryStatus } from './otlp-codec.js';
-
-/** A raw grpc-js client of TraceService/Export: bytes in, bytes or the error with its trailers out. */
-function exportCall(address: string, body: Buffer, apiKey: string | undefined, gzip: boolean): Promise<{ response?: Buffer; error?: grpc.ServiceError }> {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), gzip ? { 'grpc.default_compression_algorithm': 2 } : {});
-  const metadata = new grpc.Metadata();
-  if (apiKey) metadata.set('x-api-key', apiKey);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest<Buffer, Buffer>(
-      '/opentelemetry.proto.collector.trace.v1.TraceService/Export', (b) => b, (b) => b, body, metadata,
-      (error, response) => {
-        client.close();
-        resolve(error ? { error } : { response: response ?? Buffer.alloc(0) });
-      },
-    );
-  });
-}
 
 describe.each(testDialects)('OTLP/gRPC TraceService/Export on %s', (dialect) => {
   let ctx: TestContext;
