@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { claimsOf, runCli } from './helpers/cli-process.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, claimsOf, runCli } from './helpers/cli-process.js';
+
+beforeAll(() => buildCli(), 120_000);
 
 const ORG = '0190F000-0000-7000-8000-00000000ABCD';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'corral-cli-args-'));

@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createStore, runCli, startCli, type TestStore } from './helpers/cli-process.js';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildCli, createStore, runCli, startCli, type TestStore } from './helpers/cli-process.js';
+
+beforeAll(() => buildCli(), 120_000);
 
 const pgUrl = inject('pgUrl');
 const dialects = pgUrl ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);

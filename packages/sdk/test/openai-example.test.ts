@@ -78,6 +78,8 @@ describe('examples/openai-agent', () => {
         CORRAL_URL: corral.api, CORRAL_INGEST_URL: corral.ingest, CORRAL_API_KEY: corral.sdkKey, CORRAL_AGENT: agentId, TARGET_URL: `${api.url}/v1/models`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A script the SDK held open must not outlive the test.
+      timeout: 20_000, killSignal: 'SIGKILL',
     });
     let stdout = '';
     let stderr = '';

@@ -6,10 +6,13 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const mainScript = path.join(repoRoot, 'packages/cli/src/main.ts');
-
-/** The real CLI from source: the `source` condition makes @corral/* resolve to their TypeScript. */
-const nodeArgs = ['--conditions=source', '--import', 'tsx', mainScript];
+/**
+ * The built binary (packages/cli/dist/main.js, what `corral` runs once installed), with plain
+ * node: what users run, and without transpiling the sources at every start. Test files call
+ * `buildCli()` first, so it is never stale.
+ */
+const builtMain = path.join(repoRoot, 'packages/cli/dist/main.js');
+const nodeArgs = [builtMain];
 
 /** Variables the service reads; the caller's own settings must not leak into a test's process. */
 const serviceVariable = /^(PORT|INGEST_PORT|OTLP_GRPC_PORT|HOST|DATA_DIR|DATABASE_URL|DATABASE_POOL_SIZE|LOG_LEVEL|CORRAL_.*)$/;
@@ -124,9 +127,6 @@ export async function createStore(dialect: 'sqlite' | 'postgres', pgUrl: string 
 export function claimsOf(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
 }
-
-/** The built binary (packages/cli/dist/main.js, as installed as `corral`), run with plain node. */
-const builtMain = path.join(repoRoot, 'packages/cli/dist/main.js');
 
 /** Brings dist/ up to date (tsc -b is incremental: quick when nothing changed). */
 export function buildCli(): void {
