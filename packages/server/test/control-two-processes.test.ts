@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/features/auth/index.js';
+import { SERVER_MAIN } from './helpers/server-process.js';
 import { buildTestContext, TEST_JWT_SECRET } from './helpers/build-test-app.js';
 import { createTestDb, type TestDb, testDialects } from './helpers/test-databases.js';
 
@@ -42,7 +43,7 @@ interface ServerProcess {
 /** A real `corral` process on the given store, as `npm start` runs it but from the sources. */
 async function startServer(databaseUrl: string, dataDir: string, signingKey: string): Promise<ServerProcess> {
   const [port, ingestPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/features/auth/index.js';
-import { accepts, type HttpAnswer, httpCall, type ServerProcess, startServerProcess } from './helpers/server-process.js';
+import { accepts, type HttpAnswer, httpCall, SERVER_MAIN, type ServerProcess, startServerProcess } from './helpers/server-process.js';
 import { pgUrl, testDialects } from './helpers/test-databases.js';
 
 const SLOW = { timeout: 180_000 };
@@ -157,7 +157,7 @@ describe('the service process on SQLite', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const { port } = holder.address() as net.AddressInfo;
     try {
-      const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
+      const run = spawnSync(process.execPath, [SERVER_MAIN], {
         cwd: path.resolve(import.meta.dirname, '../../..'),
         env: { PATH: process.env.PATH ?? '', PORT: String(port), INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
         encoding: 'utf8',
@@ -171,7 +171,7 @@ describe('the service process on SQLite', () => {
   });
 
   it('refuses to start on bad configuration, naming every bad variable, with exit code 2', SLOW, () => {
-    const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
+    const run = spawnSync(process.execPath, [SERVER_MAIN], {
       cwd: path.resolve(import.meta.dirname, '../../..'),
       env: { PATH: process.env.PATH ?? '', PORT: 'eighty', CORRAL_DEFAULT_PLAN: 'gold', DATA_DIR: dataDir },
       encoding: 'utf8',

@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 /**
  * Creates one throw-away PostgreSQL database for the run (test files then isolate themselves in
@@ -26,6 +31,9 @@ async function reachable(url: string): Promise<boolean> {
 }
 
 export default async function setup(project: TestProject) {
+  // Tests that start the service or the CLI as a process run the build, as users do: bring it
+  // up to date once (incremental, a few seconds when nothing changed).
+  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: repoRoot, stdio: 'inherit' });
   if (!(await reachable(adminUrl))) {
     if (process.env.CORRAL_TEST_REQUIRE_PG === '1') {
       throw new Error(`PostgreSQL is required (CORRAL_TEST_REQUIRE_PG=1) but ${adminUrl.replace(/:[^:@/]*@/, ':***@')} does not answer`);

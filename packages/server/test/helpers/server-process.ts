@@ -4,11 +4,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real service as a child process (`node --import tsx packages/server/src/main.ts`), for the
- * few things only a process shows: start-up from the environment, secrets in DATA_DIR, signals.
- * Ports are 0, so parallel runs never collide; the addresses come from the "corral started" log.
+ * The real service as a child process (`node packages/server/dist/main.js`, what `npm start`
+ * runs; the run's global setup builds it first), for the few things only a process shows:
+ * start-up from the environment, secrets in DATA_DIR, signals. Ports are 0, so parallel runs
+ * never collide; the addresses come from the "corral started" log.
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** The built service's entry point, relative to the repository root. */
+export const SERVER_MAIN = 'packages/server/dist/main.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -28,7 +32,7 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
   // OTLP/gRPC is off unless a test asks for it: 4317 may be taken, and 0 means off there.
   const childEnv: Record<string, string> = { PORT: '0', INGEST_PORT: '0', OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
   for (const name of inherited) if (process.env[name] !== undefined) childEnv[name] ??= process.env[name];
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'], {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
     cwd: repoRoot,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
