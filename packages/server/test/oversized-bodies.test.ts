@@ -235,4 +235,25 @@ describe('a body over the limit', () => {
       expect(outcome.written).toBe(size);
     }
   });
+
+  it('refused before its body is read (a bad key) is answered, drained to the same cap, then cut', { timeout: 60_000 }, async () => {
+    const refused: Target[] = [
+      { host: 'ingest', path: '/v1/telemetry', headers: { 'x-api-key': 'crl_live_not-a-real-key' } },
+      { host: 'api', path: '/v1/agents', headers: { authorization: 'Bearer not.a.token' } },
+    ];
+    for (const target of refused) {
+      // A body of ordinary size: the client reads its 401 as it would read a 413.
+      const small = await upload(base(target), target, { size: MiB, pace: 'slow', chunked: true });
+      expect({ error: small.error, status: small.status }, target.path).toEqual({ error: undefined, status: 401 });
+      expect(JSON.parse(small.body)).toMatchObject({ error: { code: 'unauthorized' } });
+      // An endless one is not read for ever: unauthenticated clients cannot keep the server reading.
+      const endless = await upload(base(target), target, { size: 1024 * MiB, pace: 'steady', chunked: true });
+      expect(['ECONNRESET', 'EPIPE'], `${target.path}: the server cut the upload off`).toContain(endless.error);
+      expect(endless.written, target.path).toBeLessThan(LIMIT + OVERSIZED_BODY_DRAIN_BYTES + 32 * MiB);
+      // Declared beyond the cap: answered and closed at once.
+      const declared = await upload(base(target), target, { size: 256 * MiB, declared: 1024 * MiB, pace: 'steady', chunked: false });
+      expect(declared.written, target.path).toBeLessThan(32 * MiB);
+      expect(await httpCall(`${base(target)}/healthz`)).toEqual({ status: 200, body: '{"status":"ok"}' });
+    }
+  });
 });

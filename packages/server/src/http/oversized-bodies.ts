@@ -10,7 +10,9 @@ import { finished } from 'node:stream';
 export const OVERSIZED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
 
 /**
- * Lets a client whose body is over the limit read its 413.
+ * Lets a client whose body is over the limit read its 413, and one refused before its body was
+ * read (a bad key, a wrong content type) read that answer, without letting either keep the
+ * server reading.
  *
  * Fastify refuses such a body as soon as it knows (by Content-Length, or once the bytes read pass
  * the limit), marks the answer `Connection: close` and sends it; Node then closes the socket while
@@ -21,10 +23,16 @@ export const OVERSIZED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
  * is done sending, and is clean. The drain is capped (OVERSIZED_BODY_DRAIN_BYTES past the limit)
  * so no client can keep the server reading: a longer body is cut off, and one declared longer is
  * answered and closed at once, as before.
+ *
+ * Any other refusal given while the body is still arriving (authentication and content-type
+ * checks answer before the body is parsed) takes the same path and closes the connection after
+ * it: otherwise Node would read and drop the rest of the body to reuse the connection, however
+ * long it runs, for a client that has not even authenticated.
  */
 export function installOversizedBodyDrain(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 413 || request.raw.complete) return payload;
+    if (reply.statusCode < 400 || request.raw.complete) return payload;
+    if (reply.statusCode !== 413) reply.header('connection', 'close');
     // With a Content-Length, Fastify refused before reading any of the body, and Node's parser
     // ends it there: the declared length is what the drain reads. Without one (chunked), Fastify
     // read just past the limit before refusing, and the drain counts what comes after it.
