@@ -161,6 +161,34 @@ describe.each(dialects)('the API commands of the built CLI against a running ser
     expect(noReason.stderr).toMatch(/--reason/);
   });
 
+  it('agents instances: the SDK instances as they reported, with the kill switch each applied', async () => {
+    const agentId = (await json(['agents', 'create', '--name', 'Fleet Bot'])).id as string;
+    expect((await corral(['agents', 'instances', agentId])).stdout).toContain('(none)');
+    // Three SDK processes report what they applied, as the SDK does (POST with an events:write key).
+    const report = (instanceId: string, killSwitch: boolean) => api('POST', `/v1/agents/${agentId}/instances`, {
+      apiKey: shared.apiKey,
+      body: {
+        instance_id: instanceId, hostname: `worker-${instanceId}`, sdk_version: '0.1.0', transport: 'sse', applied_at: new Date().toISOString(),
+        policy_version: 3, policy_sequence: 5, policy_hash: `sha256:${'b'.repeat(64)}`, kill_switch_active: killSwitch,
+      },
+    });
+    for (const [id, stopped] of [['i-1', true], ['i-2', true], ['i-3', false]] as const) expect((await report(id, stopped)).status).toBe(200);
+
+    const listed = await json(['agents', 'instances', agentId]);
+    expect(listed.data.map((i: Json) => i.instance_id)).toEqual(['i-3', 'i-2', 'i-1']);
+    expect(listed.data[0]).toMatchObject({ hostname: 'worker-i-3', connected: true, policy_version: 3, policy_sequence: 5, kill_switch_active: false });
+    const people = await corral(['agents', 'instances', agentId]);
+    expect(people.code, people.stderr).toBe(0);
+    expect(people.stdout).toMatch(/^INSTANCE\s+HOSTNAME\s+SDK\s+TRANSPORT\s+CONNECTED\s+POLICY\s+KILL SWITCH/);
+    expect(people.stdout).toMatch(/i-1\s+worker-i-1\s+0\.1\.0\s+sse\s+yes\s+v3 \(seq 5\)\s+ENGAGED/);
+    expect(people.stdout).toContain('3 of 3 instances connected; 2 of 3 connected stopped by the kill switch');
+    const first = await json(['agents', 'instances', agentId, '--limit', '2']);
+    expect(first).toMatchObject({ has_more: true });
+    expect((await json(['agents', 'instances', agentId, '--cursor', first.next_cursor as string])).data.map((i: Json) => i.instance_id)).toEqual(['i-1']);
+    // An unknown agent is not found (exit code 4).
+    expect((await corral(['agents', 'instances', crypto.randomUUID()])).code).toBe(4);
+  });
+
   it('keys: create prints the key once, restricted scopes work, list never shows it, revoke then delete', async () => {
     const restricted = await corral(['keys', 'create', '--name', 'reader', '--scope', 'restricted', '--resource', 'agents=read', '--resource', 'events=write']);
     expect(restricted.code, restricted.stderr).toBe(0);

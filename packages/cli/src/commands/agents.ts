@@ -71,6 +71,30 @@ export function registerAgents(agents: Commander): void {
       print(command, res, () => `Agent ${id} deleted.`);
     });
 
+  paged(
+    agents
+      .command('instances')
+      .description('The SDK instances of an agent and what each has applied (policy, kill switch)')
+      .argument('<agent_id>'),
+    'instances',
+  ).action(async (id: string, o: PageOptions, command: Commander) => {
+    const page = unwrap(await clientFor(command).GET('/v1/agents/{agent_id}/instances', { params: { path: { agent_id: id }, query: pageQuery(o) } }));
+    print(command, page, () => {
+      const connected = page.data.filter((i) => i.connected);
+      const stopped = connected.filter((i) => i.kill_switch_active).length;
+      const summary = `${connected.length} of ${page.data.length} instance${page.data.length === 1 ? '' : 's'} connected` +
+        (stopped > 0 ? `; ${stopped} of ${connected.length} connected stopped by the kill switch` : '');
+      return table(
+        ['instance', 'hostname', 'sdk', 'transport', 'connected', 'policy', 'kill switch', 'applied', 'last seen'],
+        page.data.map((i) => [
+          i.instance_id, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : 'no',
+          i.policy_version === null ? null : `v${i.policy_version} (seq ${i.policy_sequence})`,
+          i.kill_switch_active ? 'ENGAGED' : 'off', shortTime(i.applied_at), shortTime(i.last_seen_at),
+        ]),
+      ) + `\n${summary}` + morePages(page);
+    });
+  });
+
   const killSwitch = (active: boolean) => async (id: string, o: { reason?: string }, command: Commander) => {
     const body = { active, ...(o.reason ? { reason: o.reason } : {}) };
     const agent = unwrap(await clientFor(command).POST('/v1/agents/{agent_id}/kill-switch', { ...path(id), body }));
