@@ -47,6 +47,14 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
     return res.json();
   }
 
+  const reportInstance = (instanceId: string, killSwitch: boolean) => api('POST', `/v1/agents/${seed.agentId}/instances`, {
+    apiKey: seed.apiKey,
+    body: {
+      instance_id: instanceId, hostname: `host-${instanceId}`, sdk_version: '0.1.0', transport: 'sse', applied_at: new Date().toISOString(),
+      policy_version: 1, policy_sequence: 1, policy_hash: `sha256:${'c'.repeat(64)}`, kill_switch_active: killSwitch,
+    },
+  });
+
   async function shot(p: Page, name: string): Promise<void> {
     if (!screenshots) return;
     mkdirSync(screenshots, { recursive: true });
@@ -94,6 +102,8 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
       ...(i % 6 === 1 ? { gen_ai: { system: 'anthropic', response_model: 'claude-sonnet', input_tokens: 1000, output_tokens: 250 } } : {}),
     }));
     await api('POST', '/v1/telemetry', { apiKey: seed.apiKey, body: { events } });
+    // Two SDK processes of the agent report what they applied, as the SDK does.
+    for (const id of ['sdk-a', 'sdk-b']) await reportInstance(id, false);
 
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -162,6 +172,14 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
       expect((await api('GET', `/v1/agents/${seed.agentId}`)).kill_switch_active).toBe(true);
       const audit = await api('GET', '/v1/audit-log?action=agent.kill_switch');
       expect(audit.data[0]).toMatchObject({ target_id: seed.agentId, reason: 'runaway loop', actor_id: 'dana' });
+      // The agent's instances: one applies the kill switch and reports it; the page counts it.
+      const instances = page.getByRole('table', { name: 'SDK instances' });
+      expect(await instances.getByRole('row').count()).toBe(3);
+      expect(await page.getByTestId('instances-summary').textContent()).toBe('0 of 2 connected instances stopped');
+      await reportInstance('sdk-a', true);
+      await page.getByTestId('instances-summary').filter({ hasText: '1 of 2 connected instances stopped' }).waitFor({ timeout: 5000 });
+      expect(await instances.getByRole('row', { name: /sdk-a/ }).textContent()).toMatch(/host-sdk-a.*v1 \(seq 1\).*Stopped/);
+      expect(await instances.getByRole('row', { name: /sdk-b/ }).textContent()).toMatch(/Running/);
       await shot(page, 'agent');
 
       const api404 = await second.page.goto(`${server.api}/v1/no-such-thing`);

@@ -70,6 +70,52 @@ function useLiveAgent(agentId: string) {
   return { agent, setAgent, error, stored };
 }
 
+/**
+ * The agent's SDK instances and what each has applied. Instances report to the service, not to
+ * the dashboard stream, so the list is read again every 3 seconds and whenever the agent changes
+ * here (kill switch, policy).
+ */
+function Instances({ agent }: { agent: Agent }) {
+  const instances = useAsync(
+    () => api.GET('/v1/agents/{agent_id}/instances', { params: { path: { agent_id: agent.id }, query: { limit: 100 } } }).then(unwrap),
+    [agent],
+  );
+  const { reload } = instances;
+  useEffect(() => {
+    const timer = setInterval(reload, 3000);
+    return () => clearInterval(timer);
+  }, [reload]);
+  const all = instances.data?.data ?? [];
+  const connected = all.filter((i) => i.connected);
+  const stopped = connected.filter((i) => i.kill_switch_active).length;
+  const summary = agent.kill_switch_active
+    ? `${stopped} of ${connected.length} connected instance${connected.length === 1 ? '' : 's'} stopped`
+    : `${connected.length} of ${all.length} instance${all.length === 1 ? '' : 's'} connected`;
+  return (
+    <Section title="Instances">
+      <ErrorBanner error={instances.error} />
+      {instances.data && (
+        <>
+          <p data-testid="instances-summary">{summary}</p>
+          <Table
+            caption="SDK instances"
+            headers={['Instance', 'Host', 'SDK', 'Transport', 'Connected', 'Policy', 'Kill switch', 'Applied', 'Last seen']}
+            rows={all.map((i) => ({
+              key: i.instance_id,
+              cells: [
+                <code>{i.instance_id}</code>, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : 'no',
+                i.policy_version === null ? '—' : `v${i.policy_version} (seq ${i.policy_sequence})`,
+                <span class={i.kill_switch_active ? 'badge badge-danger' : 'badge'}>{i.kill_switch_active ? 'Stopped' : 'Running'}</span>, i.applied_at ? time(i.applied_at) : '—', time(i.last_seen_at),
+              ],
+            }))}
+            empty="No SDK instance has reported yet."
+          />
+        </>
+      )}
+    </Section>
+  );
+}
+
 export function AgentPage({ agentId }: { agentId: string }) {
   const { agent, setAgent, error, stored } = useLiveAgent(agentId);
   const stats = useAsync(() => api.GET('/v1/dashboard/agents').then(unwrap).then((all) => all.find((s) => s.agent_id === agentId)), [agentId]);
@@ -146,6 +192,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <StatCard label="Avg latency" value={`${num(stats.data?.avg_latency_ms ?? 0)} ms`} />
         <StatCard label="p95 latency" value={`${num(stats.data?.p95_latency_ms ?? 0)} ms`} />
       </div>
+
+      {agent && <Instances agent={agent} />}
 
       <Section title="Events">
         <form class="filters" onSubmit={apply} aria-label="Event filters">
