@@ -1227,7 +1227,7 @@ export interface paths {
         };
         /**
          * Most-called hosts
-         * @description `to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days.
+         * @description `to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days. `agent_id` narrows it to one agent, counted from its stored events; another organization's agent, like an unknown one, has none.
          */
         get: {
             parameters: {
@@ -1237,6 +1237,8 @@ export interface paths {
                     /** @description RFC 3339 timestamp (UTC) */
                     to?: string;
                     limit?: number;
+                    /** @description UUID, either case; stored and returned lowercase */
+                    agent_id?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1332,7 +1334,7 @@ export interface paths {
         };
         /**
          * Most-matched policy rules (by deny_reason)
-         * @description `to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days.
+         * @description `to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days. `agent_id` narrows it to one agent, counted from its stored events; another organization's agent, like an unknown one, has none.
          */
         get: {
             parameters: {
@@ -1341,6 +1343,8 @@ export interface paths {
                     from?: string;
                     /** @description RFC 3339 timestamp (UTC) */
                     to?: string;
+                    /** @description UUID, either case; stored and returned lowercase */
+                    agent_id?: string;
                 };
                 header?: never;
                 path?: never;

@@ -9,15 +9,25 @@ export const DashboardWindowQuery = Type.Object(
 );
 export type DashboardWindowQuery = Static<typeof DashboardWindowQuery>;
 
+/** Narrows an aggregate to one agent; another organization's agent, like an unknown one, has no calls. */
+const AgentFilter = Type.Optional(Uuid);
+
 export const DashboardHostsQuery = Type.Object(
   {
     from: Type.Optional(Timestamp),
     to: Type.Optional(Timestamp),
     limit: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
+    agent_id: AgentFilter,
   },
   { additionalProperties: false },
 );
 export type DashboardHostsQuery = Static<typeof DashboardHostsQuery>;
+
+export const DashboardRuleHitsQuery = Type.Object(
+  { from: Type.Optional(Timestamp), to: Type.Optional(Timestamp), agent_id: AgentFilter },
+  { additionalProperties: false },
+);
+export type DashboardRuleHitsQuery = Static<typeof DashboardRuleHitsQuery>;
 
 export const DashboardStats = Type.Object({
   total_calls: Type.Integer(),

@@ -172,6 +172,16 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
       expect((await api('GET', `/v1/agents/${seed.agentId}`)).kill_switch_active).toBe(true);
       const audit = await api('GET', '/v1/audit-log?action=agent.kill_switch');
       expect(audit.data[0]).toMatchObject({ target_id: seed.agentId, reason: 'runaway loop', actor_id: 'dana' });
+      // The agent's own hosts and rule hits, as the API counts them for it (the seed sent a fifth
+      // of the calls for another agent).
+      const own = await api('GET', `/v1/dashboard/hosts?agent_id=${seed.agentId}`);
+      const orgHosts = await api('GET', '/v1/dashboard/hosts');
+      expect(own.find((h: Json) => h.url_host === 'api.stripe.com').call_count).toBeLessThan(orgHosts.find((h: Json) => h.url_host === 'api.stripe.com').call_count);
+      const agentHosts = page.getByRole('table', { name: 'Top hosts' }).locator('tbody tr');
+      expect(await agentHosts.count()).toBe(own.length);
+      for (const [i, h] of own.entries()) expect(await agentHosts.nth(i).textContent()).toBe(`${h.url_host}${h.call_count}${h.allowed_count}${h.denied_count}${h.error_count}`);
+      const ruleHits = await api('GET', `/v1/dashboard/rule-hits?agent_id=${seed.agentId}`);
+      expect(await page.getByRole('table', { name: 'Rule hits' }).locator('tbody tr').first().textContent()).toBe(`no-evil${ruleHits[0].total}${ruleHits[0].denied}${ruleHits[0].dry_run}`);
       // The agent's instances: one applies the kill switch and reports it; the page counts it.
       const instances = page.getByRole('table', { name: 'SDK instances' });
       expect(await instances.getByRole('row').count()).toBe(3);
@@ -208,7 +218,7 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
     await expect.poll(() => table.locator('tbody tr').count()).toBe(denied.data.length);
     for (const text of await table.locator('tbody tr').allTextContents()) expect(text).toContain('denied');
 
-    await page.getByLabel('Host').fill('api.stripe.com');
+    await page.getByLabel('Host', { exact: true }).fill('api.stripe.com');
     await page.getByLabel('Result').selectOption('');
     await page.getByLabel('Method').fill('POST');
     await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { ErrorBanner, num, Section, StatCard, Table, time, useAsync } from '../components';
 import { Link } from '../router';
+import { RuleHitsSection, TopHostsSection } from './aggregates';
 import { KillState, KillSwitch } from './kill-switch';
 
 interface Filters {
@@ -119,6 +120,15 @@ function Instances({ agent }: { agent: Agent }) {
 export function AgentPage({ agentId }: { agentId: string }) {
   const { agent, setAgent, error, stored } = useLiveAgent(agentId);
   const stats = useAsync(() => api.GET('/v1/dashboard/agents').then(unwrap).then((all) => all.find((s) => s.agent_id === agentId)), [agentId]);
+  // The agent's own hosts and rule hits, last 24 hours.
+  const aggregates = useAsync(async () => {
+    const query = { agent_id: agentId };
+    const [hosts, ruleHits] = await Promise.all([
+      api.GET('/v1/dashboard/hosts', { params: { query: { ...query, limit: 10 } } }).then(unwrap),
+      api.GET('/v1/dashboard/rule-hits', { params: { query } }).then(unwrap),
+    ]);
+    return { hosts, ruleHits };
+  }, [agentId]);
   const [draft, setDraft] = useState<Filters>(noFilters);
   const [filters, setFilters] = useState<Filters>(noFilters);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -192,6 +202,14 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <StatCard label="Avg latency" value={`${num(stats.data?.avg_latency_ms ?? 0)} ms`} />
         <StatCard label="p95 latency" value={`${num(stats.data?.p95_latency_ms ?? 0)} ms`} />
       </div>
+
+      <ErrorBanner error={aggregates.error} />
+      {aggregates.data && (
+        <div class="columns">
+          <TopHostsSection hosts={aggregates.data.hosts} />
+          <RuleHitsSection ruleHits={aggregates.data.ruleHits} />
+        </div>
+      )}
 
       {agent && <Instances agent={agent} />}
 

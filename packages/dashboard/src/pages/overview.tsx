@@ -2,6 +2,7 @@ import { api, unwrap } from '../api';
 import { TimeSeriesChart } from '../chart';
 import { ErrorBanner, num, Section, StatCard, Table, useAsync } from '../components';
 import { Link } from '../router';
+import { RuleHitsSection, TopHostsSection } from './aggregates';
 
 export function Overview() {
   const { data, error } = useAsync(async () => {
@@ -34,22 +35,8 @@ export function Overview() {
             <TimeSeriesChart buckets={data.series} />
           </Section>
           <div class="columns">
-            <Section title="Top hosts">
-              <Table
-                caption="Top hosts"
-                headers={['Host', 'Calls', 'Allowed', 'Denied', 'Errors']}
-                rows={data.hosts.map((h) => ({ key: h.url_host, cells: [h.url_host, h.call_count, h.allowed_count, h.denied_count, h.error_count] }))}
-                empty="No calls in this window."
-              />
-            </Section>
-            <Section title="Rule hits">
-              <Table
-                caption="Rule hits"
-                headers={['Rule', 'Hits', 'Denied', 'Dry run']}
-                rows={data.ruleHits.map((r) => ({ key: r.rule_name, cells: [r.rule_name, r.total, r.denied, r.dry_run] }))}
-                empty="No rule matched in this window."
-              />
-            </Section>
+            <TopHostsSection hosts={data.hosts} />
+            <RuleHitsSection ruleHits={data.ruleHits} />
           </div>
           <Section title="Tokens and cost by model">
             <Table

@@ -105,6 +105,37 @@ describe.each(telemetryTestStores)('dashboard on %s', (dialect) => {
       ]);
     });
 
+    it('hosts and rule hits of one agent, which add up to the organization\'s; another organization\'s agent has none', async () => {
+      expect(await get(org, `/v1/dashboard/hosts?agent_id=${second}`)).toEqual([
+        { url_host: 'h0.example.com', call_count: 1000, allowed_count: 900, denied_count: 0, error_count: 100 },
+      ]);
+      const mine = await get<Array<{ url_host: string; call_count: number }>>(org, `/v1/dashboard/hosts?agent_id=${org.agentId.toUpperCase()}&limit=3`);
+      expect(mine).toEqual([
+        { url_host: 'h1.example.com', call_count: 1000, allowed_count: 900, denied_count: 0, error_count: 100 },
+        { url_host: 'h2.example.com', call_count: 1000, allowed_count: 900, denied_count: 0, error_count: 100 },
+        { url_host: 'h0.example.com', call_count: 40, allowed_count: 0, denied_count: 40, error_count: 0 },
+      ]);
+      // Per agent, every host: the sums are the organization's rollups.
+      const total = new Map<string, number>();
+      for (const agent of [org.agentId, second]) {
+        for (const h of await get<Array<{ url_host: string; call_count: number }>>(org, `/v1/dashboard/hosts?agent_id=${agent}&limit=50`)) {
+          total.set(h.url_host, (total.get(h.url_host) ?? 0) + h.call_count);
+        }
+      }
+      const orgHosts = await get<Array<{ url_host: string; call_count: number }>>(org, '/v1/dashboard/hosts?limit=50');
+      expect(Object.fromEntries(total)).toEqual(Object.fromEntries(orgHosts.map((h) => [h.url_host, h.call_count])));
+
+      expect(await get(org, `/v1/dashboard/rule-hits?agent_id=${org.agentId}`)).toEqual(await get(org, '/v1/dashboard/rule-hits'));
+      expect(await get(org, `/v1/dashboard/rule-hits?agent_id=${second}`)).toEqual([]);
+      // The window applies: the denied calls were all in the last 40 minutes.
+      expect(await get(org, `/v1/dashboard/rule-hits?agent_id=${org.agentId}&to=${iso(now() - HOUR)}`)).toEqual([]);
+
+      const other = await newTelemetryOrg(ctx);
+      expect(await get(other, `/v1/dashboard/hosts?agent_id=${org.agentId}`)).toEqual([]);
+      expect(await get(other, `/v1/dashboard/rule-hits?agent_id=${org.agentId}`)).toEqual([]);
+      expect((await ctx.request({ method: 'GET', url: '/v1/dashboard/hosts?agent_id=nope', token: org.token })).statusCode).toBe(400);
+    });
+
     it('reads rollups: the answers stay when raw events are gone', async () => {
       const before = await get(org, '/v1/dashboard/stats');
       await ctx.testDb.db.kysely.deleteFrom('telemetry_events').where('org_id', '=', org.orgId).execute();

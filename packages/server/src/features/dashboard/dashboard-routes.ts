@@ -1,5 +1,5 @@
 import {
-  AgentStatsItem, DashboardEvent, ModelUsageItem, DashboardEventsQuery, DashboardHostsQuery, DashboardStats, DashboardWindowQuery, Page, RequestIdParams,
+  AgentStatsItem, DashboardEvent, ModelUsageItem, DashboardEventsQuery, DashboardHostsQuery, DashboardRuleHitsQuery, DashboardStats, DashboardWindowQuery, Page, RequestIdParams,
   RuleHit, TimeseriesBucket, TopHostItem,
 } from '@corral/contracts';
 import { Type } from '@sinclair/typebox';
@@ -10,6 +10,7 @@ import type { DashboardService } from './dashboard-service.js';
 const tags = ['dashboard'];
 const auth = { user: 'viewer', key: { resource: 'events', access: 'read' } } as const;
 const windowNote = '`to` defaults to now and `from` to 24 hours before `to`; the window may not exceed 31 days.';
+const agentNote = ' `agent_id` narrows it to one agent, counted from its stored events; another organization\'s agent, like an unknown one, has none.';
 
 export const dashboardRoutes: FastifyPluginAsyncTypebox<{ dashboardService: DashboardService }> = async (app, { dashboardService: s }) => {
   app.get(
@@ -39,7 +40,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ dashboardService: Dash
 
   app.get(
     '/v1/dashboard/hosts',
-    { config: { auth }, schema: { tags, summary: 'Most-called hosts', description: windowNote, querystring: DashboardHostsQuery, response: { 200: Type.Array(TopHostItem) } } },
+    { config: { auth }, schema: { tags, summary: 'Most-called hosts', description: windowNote + agentNote, querystring: DashboardHostsQuery, response: { 200: Type.Array(TopHostItem) } } },
     async (request) => s.hosts(principalOf(request).orgId, request.query),
   );
 
@@ -58,7 +59,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ dashboardService: Dash
 
   app.get(
     '/v1/dashboard/rule-hits',
-    { config: { auth }, schema: { tags, summary: 'Most-matched policy rules (by deny_reason)', description: windowNote, querystring: DashboardWindowQuery, response: { 200: Type.Array(RuleHit) } } },
+    { config: { auth }, schema: { tags, summary: 'Most-matched policy rules (by deny_reason)', description: windowNote + agentNote, querystring: DashboardRuleHitsQuery, response: { 200: Type.Array(RuleHit) } } },
     async (request) => s.ruleHits(principalOf(request).orgId, request.query),
   );
 

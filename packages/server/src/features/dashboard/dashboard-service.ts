@@ -147,8 +147,11 @@ export function createDashboardService({ dashboardStore: store, clock, prices = 
       return usageByModel(await store.modelRollups(orgId, splitWindow(windowOf(q))), prices);
     },
 
-    async hosts(orgId: string, q: WindowQuery & { limit: number }): Promise<TopHostItem[]> {
-      const rows = await store.topHosts(orgId, splitWindow(windowOf(q)), q.limit);
+    async hosts(orgId: string, q: WindowQuery & { limit: number; agent_id?: string | undefined }): Promise<TopHostItem[]> {
+      const w = windowOf(q);
+      const rows = q.agent_id === undefined
+        ? await store.topHosts(orgId, splitWindow(w), q.limit)
+        : await store.topHostsOfAgent(orgId, q.agent_id, w.from, w.to, q.limit);
       return rows.map((r) => ({
         url_host: r.url_host, call_count: Number(r.total), allowed_count: Number(r.allowed), denied_count: Number(r.denied), error_count: Number(r.error),
       }));
@@ -175,8 +178,11 @@ export function createDashboardService({ dashboardStore: store, clock, prices = 
       return [...buckets.values()];
     },
 
-    async ruleHits(orgId: string, q: WindowQuery): Promise<RuleHit[]> {
-      const rows = await store.ruleHits(orgId, splitWindow(windowOf(q)), MAX_RULES);
+    async ruleHits(orgId: string, q: WindowQuery & { agent_id?: string | undefined }): Promise<RuleHit[]> {
+      const w = windowOf(q);
+      const rows = q.agent_id === undefined
+        ? await store.ruleHits(orgId, splitWindow(w), MAX_RULES)
+        : await store.ruleHitsOfAgent(orgId, q.agent_id, w.from, w.to, MAX_RULES);
       return rows.map((r) => ({ rule_name: r.rule_name, total: Number(r.total), denied: Number(r.denied), dry_run: Number(r.dry_run) }));
     },
 

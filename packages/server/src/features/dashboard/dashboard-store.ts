@@ -53,8 +53,10 @@ function inRanges<T extends RollupTable>(ranges: readonly RollupRange[]) {
 }
 
 const sumOf = (column: string) => sql<number>`sum(${sql.ref(column)})`;
+/** Rows for which the condition holds, as a number on both engines. */
+const countWhere = (condition: ReturnType<typeof sql>) => sql<number>`sum(case when ${condition} then 1 else 0 end)`;
 
-/** Every dashboard read: aggregates from the rollups, the event list from raw events. */
+/** Every dashboard read: aggregates from the rollups (one agent's hosts and rule hits from its events), the event list from raw events. */
 export function createDashboardStore({ kysely: k, dialect }: Store) {
   return {
     /**
@@ -106,6 +108,49 @@ export function createDashboardStore({ kysely: k, dialect }: Store) {
         .groupBy('url_host')
         .orderBy(sumOf('total_calls'), 'desc')
         .orderBy('url_host')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * One agent's most-called hosts in [from, to), counted from its stored events (the host
+     * rollups are per organization): the (org_id, agent_id, ts) index bounds the read to the
+     * agent's calls in the window.
+     */
+    async topHostsOfAgent(orgId: string, agentId: string, from: number, to: number, limit: number) {
+      return k
+        .selectFrom('telemetry_events')
+        .select([
+          'url_host', sql<number>`count(*)`.as('total'), countWhere(sql`policy_result = 'allowed'`).as('allowed'),
+          countWhere(sql`policy_result = 'denied'`).as('denied'), countWhere(sql`policy_result = 'error'`).as('error'),
+        ])
+        .where('org_id', '=', orgId)
+        .where('agent_id', '=', agentId)
+        .where('ts', '>=', from)
+        .where('ts', '<', to)
+        .groupBy('url_host')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('url_host')
+        .limit(limit)
+        .execute();
+    },
+
+    /** One agent's rule hits in [from, to), from its stored events, counted as the rule rollups count them. */
+    async ruleHitsOfAgent(orgId: string, agentId: string, from: number, to: number, limit: number) {
+      return k
+        .selectFrom('telemetry_events')
+        .select([
+          sql<string>`deny_reason`.as('rule_name'), sql<number>`count(*)`.as('total'),
+          countWhere(sql`policy_result = 'denied'`).as('denied'), countWhere(sql`policy_result = 'allowed'`).as('dry_run'),
+        ])
+        .where('org_id', '=', orgId)
+        .where('agent_id', '=', agentId)
+        .where('ts', '>=', from)
+        .where('ts', '<', to)
+        .where('deny_reason', 'is not', null)
+        .groupBy('deny_reason')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('deny_reason')
         .limit(limit)
         .execute();
     },
