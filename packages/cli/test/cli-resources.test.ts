@@ -165,11 +165,11 @@ describe.each(dialects)('the API commands of the built CLI against a running ser
     const agentId = (await json(['agents', 'create', '--name', 'Fleet Bot'])).id as string;
     expect((await corral(['agents', 'instances', agentId])).stdout).toContain('(none)');
     // Three SDK processes report what they applied, as the SDK does (POST with an events:write key).
-    const report = (instanceId: string, killSwitch: boolean) => api('POST', `/v1/agents/${agentId}/instances`, {
+    const report = (instanceId: string, killSwitch: boolean, closed = false) => api('POST', `/v1/agents/${agentId}/instances`, {
       apiKey: shared.apiKey,
       body: {
         instance_id: instanceId, hostname: `worker-${instanceId}`, sdk_version: '0.1.0', transport: 'sse', applied_at: new Date().toISOString(),
-        policy_version: 3, policy_sequence: 5, policy_hash: `sha256:${'b'.repeat(64)}`, kill_switch_active: killSwitch,
+        policy_version: 3, policy_sequence: 5, policy_hash: `sha256:${'b'.repeat(64)}`, kill_switch_active: killSwitch, ...(closed ? { closed } : {}),
       },
     });
     for (const [id, stopped] of [['i-1', true], ['i-2', true], ['i-3', false]] as const) expect((await report(id, stopped)).status).toBe(200);
@@ -185,6 +185,11 @@ describe.each(dialects)('the API commands of the built CLI against a running ser
     const first = await json(['agents', 'instances', agentId, '--limit', '2']);
     expect(first).toMatchObject({ has_more: true });
     expect((await json(['agents', 'instances', agentId, '--cursor', first.next_cursor as string])).data.map((i: Json) => i.instance_id)).toEqual(['i-1']);
+    // An instance that closed says so in its last report: shown as closed, and no longer counted.
+    expect((await report('i-2', true, true)).status).toBe(200);
+    const after = await corral(['agents', 'instances', agentId]);
+    expect(after.stdout).toMatch(/i-2\s+worker-i-2\s+0\.1\.0\s+sse\s+closed\s+v3 \(seq 5\)/);
+    expect(after.stdout).toContain('2 of 3 instances connected; 1 of 2 connected stopped by the kill switch');
     // An unknown agent is not found (exit code 4).
     expect((await corral(['agents', 'instances', crypto.randomUUID()])).code).toBe(4);
   });

@@ -2028,7 +2028,7 @@ export interface paths {
                                 /** @enum {string} */
                                 transport: "sse" | "poll";
                                 applied_at: string | null;
-                                /** @description Reported within the last 90 seconds */
+                                /** @description Reported within the last 90 seconds, and not closed since */
                                 connected: boolean;
                                 policy_version: number | null;
                                 policy_sequence: number | null;
@@ -2039,6 +2039,8 @@ export interface paths {
                                  * @description RFC 3339 timestamp (UTC)
                                  */
                                 last_seen_at: string;
+                                /** @description When the instance reported that it was closing; null while it runs */
+                                closed_at: string | null;
                             }[];
                             has_more: boolean;
                             next_cursor: string | null;
@@ -2059,7 +2061,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description What one SDK process has applied; sent when it changes and every 30 s as a heartbeat */
+            /** @description What one SDK process has applied; sent when it changes, every 30 s as a heartbeat, and once when it closes */
             requestBody: {
                 content: {
                     "application/json": {
@@ -2075,6 +2077,8 @@ export interface paths {
                         policy_sequence: number | null;
                         policy_hash: string | null;
                         kill_switch_active: boolean;
+                        /** @description True in the last report of an instance that is closing: it is shown as not connected at once. Any later report of the same instance clears it. */
+                        closed?: boolean;
                     };
                 };
             };
@@ -2092,7 +2096,7 @@ export interface paths {
                             /** @enum {string} */
                             transport: "sse" | "poll";
                             applied_at: string | null;
-                            /** @description Reported within the last 90 seconds */
+                            /** @description Reported within the last 90 seconds, and not closed since */
                             connected: boolean;
                             policy_version: number | null;
                             policy_sequence: number | null;
@@ -2103,6 +2107,8 @@ export interface paths {
                              * @description RFC 3339 timestamp (UTC)
                              */
                             last_seen_at: string;
+                            /** @description When the instance reported that it was closing; null while it runs */
+                            closed_at: string | null;
                         };
                     };
                 };

@@ -47,11 +47,11 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
     return res.json();
   }
 
-  const reportInstance = (instanceId: string, killSwitch: boolean) => api('POST', `/v1/agents/${seed.agentId}/instances`, {
+  const reportInstance = (instanceId: string, killSwitch: boolean, closed = false) => api('POST', `/v1/agents/${seed.agentId}/instances`, {
     apiKey: seed.apiKey,
     body: {
       instance_id: instanceId, hostname: `host-${instanceId}`, sdk_version: '0.1.0', transport: 'sse', applied_at: new Date().toISOString(),
-      policy_version: 1, policy_sequence: 1, policy_hash: `sha256:${'c'.repeat(64)}`, kill_switch_active: killSwitch,
+      policy_version: 1, policy_sequence: 1, policy_hash: `sha256:${'c'.repeat(64)}`, kill_switch_active: killSwitch, ...(closed ? { closed } : {}),
     },
   });
 
@@ -191,6 +191,10 @@ describe(`the dashboard in Chromium against a running server on ${dialect}`, { t
       expect(await instances.getByRole('row', { name: /sdk-a/ }).textContent()).toMatch(/host-sdk-a.*v1 \(seq 1\).*Stopped/);
       expect(await instances.getByRole('row', { name: /sdk-b/ }).textContent()).toMatch(/Running/);
       await shot(page, 'agent');
+      // An instance that closes says so; the page shows it as closed and stops counting it.
+      await reportInstance('sdk-b', false, true);
+      await page.getByTestId('instances-summary').filter({ hasText: '1 of 1 connected instance stopped' }).waitFor({ timeout: 5000 });
+      expect(await instances.getByRole('row', { name: /sdk-b/ }).textContent()).toMatch(/sse\s*closed/);
 
       const api404 = await second.page.goto(`${server.api}/v1/no-such-thing`);
       expect(api404?.status()).toBe(404);

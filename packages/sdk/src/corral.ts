@@ -12,6 +12,8 @@ import { templatePath } from './template.js';
 
 export const SDK_VERSION = '0.1.0';
 const HEARTBEAT_MS = 30_000;
+/** How long one instance report may take; reports go one at a time, so a slow one delays the next. */
+const REPORT_TIMEOUT_MS = 5_000;
 
 /** Thrown by a wrapped fetch for a blocked call, before any byte leaves the process. */
 export class CorralBlockedError extends Error {
@@ -142,6 +144,8 @@ export class Corral {
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private reportQueued = false;
+  /** The instance reports, one after another, so the service receives them in the order they were made. */
+  private reports: Promise<void> = Promise.resolve();
   private isReady = false;
 
   constructor(options: CorralOptions = {}) {
@@ -208,7 +212,10 @@ export class Corral {
     return this.queue.flush();
   }
 
-  /** Flushes telemetry (up to 10 s), then stops the stream, polling and timers. */
+  /**
+   * Stops the stream, polling and timers, flushes telemetry (up to 10 s) and sends the instance's
+   * last report, which tells the service it is closing (up to 5 s, after any report still on its way).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -216,7 +223,9 @@ export class Corral {
     this.stop.abort();
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeat);
-    await this.queue.close(10_000);
+    // A process that closes right after it started is still listed, with the state it applied.
+    const lastReport = this.agentId ? this.enqueueReport(true) : Promise.resolve();
+    await Promise.all([this.queue.close(10_000), lastReport]);
   }
 
   /** Patches globalThis.fetch; the returned function undoes it. */
@@ -327,7 +336,7 @@ export class Corral {
         await this.wait(Math.min(10_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2));
       }
     }
-    this.heartbeat = setInterval(() => void this.sendInstanceReport(), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.sendInstanceReport(), HEARTBEAT_MS);
     this.heartbeat.unref();
     for (let failures = 0; !this.closed; ) {
       const opened = await this.streamOnce();
@@ -456,26 +465,35 @@ export class Corral {
     this.reportQueued = true;
     queueMicrotask(() => {
       this.reportQueued = false;
-      void this.sendInstanceReport();
+      this.sendInstanceReport();
     });
   }
 
-  private async sendInstanceReport(): Promise<void> {
-    if (!this.agentId || this.closed) return;
+  private sendInstanceReport(): void {
+    if (this.agentId && !this.closed) void this.enqueueReport(false);
+  }
+
+  private enqueueReport(closing: boolean): Promise<void> {
+    this.reports = this.reports.then(() => this.postInstanceReport(closing));
+    return this.reports;
+  }
+
+  private async postInstanceReport(closing: boolean): Promise<void> {
     const a = this.applied;
     const body = {
       instance_id: this.instanceId, hostname: hostname().slice(0, 255), sdk_version: SDK_VERSION, transport: this.transport,
       applied_at: this.appliedAt === null ? null : new Date(this.appliedAt).toISOString(),
       policy_version: a?.version ?? null, policy_sequence: a?.sequence ?? null, policy_hash: a?.hash ?? null, kill_switch_active: this.killSwitch,
+      ...(closing ? { closed: true } : {}),
     };
     try {
       const res = await this.net(`${this.baseUrl}/v1/agents/${this.agentId}/instances`, {
-        method: 'POST', headers: { ...this.headers(), 'content-type': 'application/json' }, body: JSON.stringify(body), signal: this.stop.signal,
+        method: 'POST', headers: { ...this.headers(), 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(REPORT_TIMEOUT_MS),
       });
       await res.text();
       if (!res.ok) this.logger.debug?.(`corral: instance report refused: ${res.status}`);
     } catch (err) {
-      if (!this.closed) this.logger.debug?.(`corral: instance report failed: ${(err as Error).message}`);
+      this.logger.debug?.(`corral: instance report failed: ${(err as Error).message}`);
     }
   }
 }

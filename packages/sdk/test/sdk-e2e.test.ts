@@ -91,6 +91,21 @@ describe.each(testDialects)('the SDK against a running server on %s', (dialect) 
     await until(async () => (await events(agentId)).some((e) => e.deny_reason === 'kill_switch'), 'the denied event');
   });
 
+  it('lists an instance that closed right after it started, with the state it applied, as no longer connected', async () => {
+    const agentId = await corral.newAgent('short-lived');
+    await policy({ mode: 'enforce', default: 'allow', rules: [] }, agentId);
+    const c = sdk({ agent: agentId });
+    await c.ready();
+    await until(() => c.status().policy?.sequence === 1, 'the policy');
+    expect((await c.wrap(fetch)(`${target.url}/once`)).status).toBe(200);
+    await c.close();
+    // close() resolves after the closing report was answered: no waiting needed.
+    const list = (await corral.call<{ data: Array<Record<string, unknown>> }>('GET', `/v1/agents/${agentId}/instances`)).json.data;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ instance_id: c.instanceId, connected: false, closed_at: expect.any(String), policy_version: 1, policy_sequence: 1, kill_switch_active: false });
+    expect(await events(agentId)).toHaveLength(1);
+  });
+
   it('applies a rollback activation and reports the applied version and sequence', async () => {
     const agentId = await corral.newAgent('rollback');
     await policy({ mode: 'enforce', default: 'allow', rules: [] }, agentId);

@@ -87,7 +87,7 @@ export function registerAgents(agents: Commander): void {
       return table(
         ['instance', 'hostname', 'sdk', 'transport', 'connected', 'policy', 'kill switch', 'applied', 'last seen'],
         page.data.map((i) => [
-          i.instance_id, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : 'no',
+          i.instance_id, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : i.closed_at ? 'closed' : 'no',
           i.policy_version === null ? null : `v${i.policy_version} (seq ${i.policy_sequence})`,
           i.kill_switch_active ? 'ENGAGED' : 'off', shortTime(i.applied_at), shortTime(i.last_seen_at),
         ]),

@@ -104,7 +104,7 @@ function Instances({ agent }: { agent: Agent }) {
             rows={all.map((i) => ({
               key: i.instance_id,
               cells: [
-                <code>{i.instance_id}</code>, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : 'no',
+                <code>{i.instance_id}</code>, i.hostname, i.sdk_version, i.transport, i.connected ? 'yes' : i.closed_at ? 'closed' : 'no',
                 i.policy_version === null ? '—' : `v${i.policy_version} (seq ${i.policy_sequence})`,
                 <span class={i.kill_switch_active ? 'badge badge-danger' : 'badge'}>{i.kill_switch_active ? 'Stopped' : 'Running'}</span>, i.applied_at ? time(i.applied_at) : '—', time(i.last_seen_at),
               ],

@@ -261,6 +261,8 @@ export interface AgentInstanceTable {
   policy_hash: string | null;
   kill_switch_active: number;
   last_seen_at: number;
+  /** Set by the instance's closing report (migration 0009), cleared by any later report. */
+  closed_at: number | null;
 }
 
 export interface Database {

@@ -8,6 +8,7 @@ import { policySequence } from './0005-policy-sequence.js';
 import { alerts } from './0006-alerts.js';
 import { instances } from './0007-instances.js';
 import { otlp } from './0008-otlp.js';
+import { instanceClosed } from './0009-instance-closed.js';
 
 /**
  * The one migration set for both engines, in order. Names are never changed and a released
@@ -23,5 +24,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0006-alerts': alerts(dialect),
     '0007-instances': instances(dialect),
     '0008-otlp': otlp(dialect),
+    '0009-instance-closed': instanceClosed(dialect),
   };
 }

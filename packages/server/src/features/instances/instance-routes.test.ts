@@ -35,6 +35,7 @@ describe.each(testDialects)('SDK instances on %s', (dialect) => {
     expect(page.data[1]).toEqual({
       instance_id: 'i-1', hostname: 'worker-1', sdk_version: '0.1.0', transport: 'sse', applied_at: expect.any(String), connected: true,
       policy_version: 2, policy_sequence: 4, policy_hash: `sha256:${'a'.repeat(64)}`, kill_switch_active: true, last_seen_at: expect.any(String),
+      closed_at: null,
     });
     const first = (await list('?limit=1')).json();
     expect(first).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
@@ -52,6 +53,18 @@ describe.each(testDialects)('SDK instances on %s', (dialect) => {
     }
     const fresh = (await list('?limit=200')).json().data.find((i: { instance_id: string }) => i.instance_id === 'stale-1');
     expect(fresh.connected).toBe(true);
+  });
+
+  it('shows an instance that reported it was closing as not connected at once, until it reports again', async () => {
+    const find = async (id: string) => (await list('?limit=200')).json().data.find((i: { instance_id: string }) => i.instance_id === id);
+    await post(report('closing-1'));
+    expect(await find('closing-1')).toMatchObject({ connected: true, closed_at: null });
+    const closed = (await post(report('closing-1', { closed: true }))).json();
+    expect(closed).toMatchObject({ connected: false, closed_at: new Date(ctx.clock.now()).toISOString(), policy_sequence: 3 });
+    expect(await find('closing-1')).toMatchObject({ connected: false, closed_at: closed.closed_at });
+    // The same instance id reporting again (a process that reopened) is connected again.
+    await post(report('closing-1'));
+    expect(await find('closing-1')).toMatchObject({ connected: true, closed_at: null });
   });
 
   it('forgets an instance silent for a week at the next retention run, and keeps the others', async () => {
@@ -78,7 +91,7 @@ describe.each(testDialects)('SDK instances on %s', (dialect) => {
   });
 
   it('refuses bad reports with invalid_value and wrong credentials with 403', async () => {
-    for (const bad of [report('bad id!'), report('x', { transport: 'carrier-pigeon' }), report('x', { policy_hash: 'md5:1' }), { instance_id: 'x' }, report('x', { extra: 1 })]) {
+    for (const bad of [report('bad id!'), report('x', { transport: 'carrier-pigeon' }), report('x', { policy_hash: 'md5:1' }), { instance_id: 'x' }, report('x', { extra: 1 }), report('x', { closed: 'yes' })]) {
       const res = await post(bad);
       expect(res.statusCode).toBe(400);
       expect(res.json().error.code).toBe('invalid_value');
