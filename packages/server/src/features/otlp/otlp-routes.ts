@@ -5,7 +5,7 @@ import { gunzip } from 'node:zlib';
 import { AppError, ValidationError } from '../../errors.js';
 import { principalOf } from '../../http/auth.js';
 import { rateLimitHeaders } from '../rate-limits/index.js';
-import type { IngestService } from '../telemetry/index.js';
+import { installQuotaHeaders, type IngestService } from '../telemetry/index.js';
 import { decodeJson, decodeProtobuf, encodeResponse, responseJson } from './otlp-codec.js';
 import type { OtlpService } from './otlp-service.js';
 
@@ -59,10 +59,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { otlp
     }
   });
 
-  app.addHook('onSend', async (request, reply) => {
-    const orgId = request.principal?.orgId;
-    if (orgId !== undefined && !reply.hasHeader('ratelimit-limit')) void reply.headers(rateLimitHeaders(await ingestService.quota(orgId)));
-  });
+  installQuotaHeaders(app, ingestService);
 
   app.post(
     '/v1/traces',

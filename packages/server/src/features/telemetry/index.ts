@@ -6,4 +6,5 @@ export { createSqliteTelemetryWriter } from './telemetry-sqlite-writer.js';
 export { createPostgresTelemetryWriter } from './telemetry-postgres-writer.js';
 export { createPartitionManager, partitionName, type PartitionManager } from './event-partitions.js';
 export { telemetryRoutes } from './telemetry-routes.js';
+export { installQuotaHeaders } from './quota-headers.js';
 export type { EventRow } from './rollup-fold.js';

@@ -5,6 +5,7 @@ import { principalOf } from '../../http/auth.js';
 import { markNulFreeIfText } from '../../http/validation.js';
 import { rateLimitHeaders } from '../rate-limits/index.js';
 import type { IngestService } from './ingest-service.js';
+import { installQuotaHeaders } from './quota-headers.js';
 import type { TelemetryService } from './telemetry-service.js';
 
 /*
@@ -48,10 +49,7 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     }
   });
 
-  app.addHook('onSend', async (request, reply) => {
-    const orgId = request.principal?.orgId;
-    if (orgId !== undefined && !reply.hasHeader('ratelimit-limit')) void reply.headers(rateLimitHeaders(await ingestService.quota(orgId)));
-  });
+  installQuotaHeaders(app, ingestService);
 
   app.post(
     '/v1/telemetry',
