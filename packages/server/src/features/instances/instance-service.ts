@@ -17,15 +17,15 @@ export function createInstanceService({ instanceStore, agentService, clock }: De
     hostname: row.hostname,
     sdk_version: row.sdk_version,
     transport: row.transport as AgentInstance['transport'],
-    applied_at: toIsoOrNull(row.applied_at === null ? null : Number(row.applied_at)),
+    applied_at: toIsoOrNull(row.applied_at),
     // Honest by construction: only an instance heard from recently, and not closed since, counts as connected.
-    connected: row.closed_at === null && now - Number(row.last_seen_at) <= INSTANCE_STALE_SECONDS * 1000,
+    connected: row.closed_at === null && now - row.last_seen_at <= INSTANCE_STALE_SECONDS * 1000,
     policy_version: row.policy_version,
     policy_sequence: row.policy_sequence,
     policy_hash: row.policy_hash,
     kill_switch_active: row.kill_switch_active === 1,
-    last_seen_at: toIso(Number(row.last_seen_at)),
-    closed_at: toIsoOrNull(row.closed_at === null ? null : Number(row.closed_at)),
+    last_seen_at: toIso(row.last_seen_at),
+    closed_at: toIsoOrNull(row.closed_at),
   });
 
   return {
